@@ -1,0 +1,149 @@
+// The entry point: builds the commander program, registers commands lazily, and is the only place
+// that turns errors into exit codes and exits.
+//
+// Lazy registration: the root help needs only each command's name and summary (the manifest
+// below). Only the command being run has its module loaded and its flags registered, so
+// `outreach --help` never loads a command module, and a command's heavy dependencies (undici, conf,
+// prompts, csv-parse, the sandbox) load only inside its run function.
+import { Command, CommanderError, Option } from 'commander';
+import { runtime } from './command.js';
+import { COMMANDS } from './commands/manifest.js';
+import { CliError, ExitCode, InterruptedError } from './errors.js';
+
+const GLOBAL_VALUE_OPTIONS = new Set(['--profile', '--base-url', '-o', '--output', '--request-timeout']);
+
+/** The first argument that is not a global option: the command to load. */
+export function findCommandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return argv[i + 1];
+    if (GLOBAL_VALUE_OPTIONS.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    return a;
+  }
+  return undefined;
+}
+
+export function buildProgram(version: string): Command {
+  const program = new Command('outreach');
+  program
+    .description(
+      'Patient outreach and insurance eligibility from the command line.\n' +
+        'Try it with no account: run `outreach sandbox` in one terminal, then any command in another.',
+    )
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addHelpCommand('help [command]', 'show help for a command')
+    .option('--profile <name>', 'stored profile to use (env OUTREACH_PROFILE)')
+    .option('--base-url <url>', 'service address including /v1 (env OUTREACH_BASE_URL)')
+    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv'))
+    .option('--json', 'same as -o json')
+    .option('--no-color', 'no colour (env NO_COLOR); never colour when piped')
+    .option('-q, --quiet', 'only the essential result; nothing on stderr but errors')
+    .option('--debug', 'HTTP trace on stderr, secrets redacted (env OUTREACH_DEBUG=1)')
+    .option('--request-timeout <seconds>', 'per-request timeout in seconds, default 30 (env OUTREACH_TIMEOUT)')
+    .option('--no-input', 'never prompt (env OUTREACH_NO_INPUT=1 or CI=true)')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+    })
+    .addHelpText(
+      'after',
+      '\nEnvironment: OUTREACH_API_KEY (wins over the stored key), OUTREACH_BASE_URL, OUTREACH_PROFILE,\n' +
+        'OUTREACH_CONFIG_DIR, OUTREACH_TIMEOUT, OUTREACH_NO_INPUT, OUTREACH_DEBUG, NO_COLOR, HTTPS_PROXY.\n' +
+        'Exit codes: 0 ok, 1 service error, 2 usage, 3 validation, 4 auth, 5 not found, 6 network,\n' +
+        '7 incomplete, 124 wait timed out, 130 interrupted.\n' +
+        '\nExamples:\n  $ outreach sandbox\n  $ outreach health\n  $ outreach eligibility check --help\n',
+    );
+  // Subcommands inherit exitOverride and output settings via copyInheritedSettings.
+  return program;
+}
+
+async function registerFor(program: Command, argv: string[]): Promise<void> {
+  const name = findCommandName(argv);
+  const entry = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name ?? ''));
+  const helpTarget = name === 'help' ? COMMANDS.find((c) => c.name === findCommandName(argv.slice(argv.indexOf('help') + 1))) : undefined;
+  const chosen = entry ?? helpTarget;
+  for (const c of COMMANDS) {
+    if (c === chosen) (await c.load()).register(program);
+    else program.command(c.name).description(c.summary); // placeholder for root help and suggestions
+  }
+}
+
+function printError(err: CliError, opts: { json: boolean; debug: boolean }, stack?: string) {
+  if (opts.json) {
+    process.stderr.write(
+      `${JSON.stringify({ error: { code: err.code, message: err.message, status: err.status ?? null, details: err.details ?? null } })}\n`,
+    );
+  } else {
+    const color = process.stderr.isTTY && !process.env.NO_COLOR && !process.argv.includes('--no-color');
+    const red = (s: string) => (color ? `\u001b[31m${s}\u001b[39m` : s);
+    process.stderr.write(`${red('error:')} ${err.message}\n`);
+    if (err.hint) process.stderr.write(`${err.hint}\n`);
+  }
+  if (opts.debug && stack) process.stderr.write(`${stack}\n`);
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<number> {
+  const controller = new AbortController();
+  runtime.signal = controller.signal;
+  const wantsJson = argv.includes('--json') || /(^|\s)(-o|--output)(\s+|=)json(\s|$)/.test(argv.join(' '));
+  const debug = argv.includes('--debug') || ['1', 'true'].includes(process.env.OUTREACH_DEBUG ?? '');
+
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    controller.abort(new InterruptedError());
+    // A command that records partial work (batch journal) handles the first Ctrl-C itself.
+    if (interrupts > 1 || !runtime.current?.handlesInterrupt) {
+      process.stderr.write('\nInterrupted.\n');
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on('SIGINT', onSigint);
+
+  const program = buildProgram(__OUTREACH_VERSION__);
+  let code: number = ExitCode.ok;
+  try {
+    await registerFor(program, argv);
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    code = handleError(err, { json: wantsJson, debug });
+  } finally {
+    const current = runtime.current as (typeof runtime.current & { closeClients?: () => Promise<void> }) | undefined;
+    await current?.closeClients?.();
+  }
+  return code;
+}
+
+function handleError(err: unknown, opts: { json: boolean; debug: boolean }): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return ExitCode.ok;
+    }
+    // commander already printed its message (with a suggestion for mistyped commands).
+    return ExitCode.usage;
+  }
+  if (err instanceof CliError) {
+    printError(err, opts, err.stack);
+    return err.exitCode;
+  }
+  const e = err as Error;
+  const wrapped = new CliError(
+    `Unexpected error: ${e?.message ?? String(err)}`,
+    ExitCode.service,
+    { code: 'internal', hint: opts.debug ? undefined : 'Run again with --debug for details.' },
+  );
+  printError(wrapped, opts, e?.stack);
+  return ExitCode.service;
+}
+
+// Run when loaded by bin/outreach.js.
+const code = await main();
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,86 @@
+// Glue between commander and a command's `run(opts, ctx)`: builds the Context from the global
+// options when (and only when) a command actually runs.
+import type { Command } from 'commander';
+import { createContext, type Context, type GlobalOptions } from './context.js';
+import { UsageError } from './errors.js';
+import { createIo, type Io } from './io.js';
+import { isFormat, type Format } from './output/format.js';
+
+interface Runtime {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  io?: Io;
+  /** The context of the command that is running, for cli.ts (interrupt handling, cleanup). */
+  current?: Context;
+}
+
+export const runtime: Runtime = { env: process.env, signal: new AbortController().signal };
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+export function parseTimeoutSeconds(raw: string, from: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
+    throw new UsageError(`Invalid ${from} "${raw}": give a number of seconds between 0 and 3600.`);
+  }
+  return n;
+}
+
+/** Parses and checks the global options commander collected. */
+export function globalsFrom(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  let format: Format = 'table';
+  let formatExplicit = false;
+  if (raw.json) {
+    format = 'json';
+    formatExplicit = true;
+  }
+  if (typeof raw.output === 'string') {
+    if (!isFormat(raw.output)) throw new UsageError(`Unknown output format "${raw.output}": use table, json, ndjson, csv or tsv.`);
+    if (raw.json && raw.output !== 'json') throw new UsageError('--json and -o/--output disagree: give one of them.');
+    format = raw.output;
+    formatExplicit = true;
+  }
+  let requestTimeoutSec = 30;
+  if (typeof raw.requestTimeout === 'string') requestTimeoutSec = parseTimeoutSeconds(raw.requestTimeout, '--request-timeout');
+  else if (env.OUTREACH_TIMEOUT) requestTimeoutSec = parseTimeoutSeconds(env.OUTREACH_TIMEOUT, 'OUTREACH_TIMEOUT');
+  return {
+    profile: (raw.profile as string | undefined) || undefined,
+    baseUrl: (raw.baseUrl as string | undefined) || undefined,
+    format,
+    formatExplicit,
+    quiet: Boolean(raw.quiet),
+    debug: Boolean(raw.debug) || truthy(env.OUTREACH_DEBUG),
+    requestTimeoutSec,
+    noInput: raw.input === false || truthy(env.OUTREACH_NO_INPUT) || truthy(env.CI),
+  };
+}
+
+export function contextFor(cmd: Command): Context {
+  const raw = cmd.optsWithGlobals() as Record<string, unknown>;
+  const globals = globalsFrom(raw, runtime.env);
+  const io = runtime.io ?? createIo({ noColor: raw.color === false, noInput: globals.noInput, env: runtime.env });
+  const ctx = createContext({ io, env: runtime.env, globals, signal: runtime.signal });
+  runtime.current = ctx;
+  return ctx;
+}
+
+/**
+ * Wraps a command's run function as a commander action. Positional arguments arrive first, then the
+ * command's own options; `run` receives them merged as `{ args, ...options }`.
+ */
+export function action<O extends object>(run: (opts: O & { args: string[] }, ctx: Context) => Promise<void>) {
+  return async (...params: unknown[]) => {
+    const cmd = params[params.length - 1] as Command;
+    const own = params[params.length - 2] as Record<string, unknown>;
+    const args = params.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
+    const ctx = contextFor(cmd);
+    await run({ ...(own as O), args }, ctx);
+  };
+}
+
+/** Help text block with examples, shown after a command's options. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+}

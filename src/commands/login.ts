@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { action, examples } from '../command.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { readStdin } from '../input.js';
+
+interface Options {
+  withKey?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('login')
+    .description('Store an API key in a profile; the key is checked against the service before it is stored')
+    .option('--with-key', 'read the key from stdin instead of a hidden prompt')
+    .addHelpText(
+      'after',
+      examples(
+        'outreach login',
+        'echo "$OUTREACH_KEY" | outreach login --with-key --profile prod --base-url https://api.example.com/v1',
+        'outreach login --profile sandbox --base-url http://127.0.0.1:4010/v1',
+      ),
+    )
+    .action(action(run));
+}
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const store = await ctx.store();
+  const { checkBaseUrl, DEFAULT_BASE_URL } = await import('../config/settings.js');
+  const { checkProfileName, maskKey } = await import('../config/profiles.js');
+  const name = checkProfileName(ctx.globals.profile ?? ctx.env.OUTREACH_PROFILE ?? store.activeName ?? 'default');
+  const existing = store.get(name);
+  const baseUrl = ctx.globals.baseUrl
+    ? checkBaseUrl(ctx.globals.baseUrl, '--base-url')
+    : ctx.env.OUTREACH_BASE_URL
+      ? checkBaseUrl(ctx.env.OUTREACH_BASE_URL, 'OUTREACH_BASE_URL')
+      : (existing?.baseUrl ?? DEFAULT_BASE_URL);
+
+  let key: string;
+  if (opts.withKey) {
+    if (ctx.io.isStdinTTY) throw new UsageError('--with-key reads the key from stdin: pipe it in, e.g. `echo "$KEY" | outreach login --with-key`.');
+    key = (await readStdin(ctx.io)).trim();
+    if (!key) throw new UsageError('--with-key: stdin was empty; pipe the API key in.');
+  } else if (ctx.io.canPrompt) {
+    key = (await (await ctx.prompter()).secret(`API key for ${baseUrl}`)).trim();
+  } else {
+    throw new UsageError('No terminal to prompt for the key.', {
+      hint: 'Pipe it in: `echo "$KEY" | outreach login --with-key`, or set OUTREACH_API_KEY for one-off runs.',
+    });
+  }
+  if (/\s/.test(key)) throw new UsageError('The API key contains whitespace; check what was pasted or piped.');
+
+  // Check the key before storing it: a rejected key is never saved.
+  const { HttpClient } = await import('../api/http.js');
+  const client = new HttpClient({
+    baseUrl,
+    apiKey: key,
+    timeoutMs: ctx.globals.requestTimeoutSec * 1000,
+    trace: ctx.globals.debug ? ctx.debug : undefined,
+    signal: ctx.signal,
+  });
+  try {
+    await client.get('/eligibility', { query: { limit: 1 } });
+  } finally {
+    await client.close();
+  }
+  store.save(name, { baseUrl, apiKey: key }, { activate: !store.activeName || store.activeName === name });
+  if (ctx.globals.format === 'json') {
+    ctx.io.out(`${JSON.stringify({ profile: name, base_url: baseUrl, key: maskKey(key), config_file: store.path }, null, 2)}\n`);
+    return;
+  }
+  ctx.info(`Logged in to ${baseUrl} as profile "${name}" (key ${maskKey(key)}), stored in ${store.path}.`);
+  if (store.activeName !== name) ctx.info(`The active profile is still "${store.activeName}"; switch with \`outreach profiles use ${name}\`.`);
+}

@@ -1,0 +1,30 @@
+// Every top-level command: its name and summary (enough for the root help and for suggestions)
+// and how to load it. A command's module is loaded only when it runs or its help is asked for.
+import type { Command } from 'commander';
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  aliases?: string[];
+  load: () => Promise<{ register(program: Command): void }>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: 'login', summary: 'Store an API key in a profile (checked against the service first)', load: () => import('./login.js') },
+  { name: 'logout', summary: 'Remove a stored profile and its key', load: () => import('./logout.js') },
+  { name: 'auth', summary: 'Show which key and service are in use', load: () => import('./auth/index.js') },
+  { name: 'profiles', summary: 'List stored profiles or switch the active one', load: () => import('./profiles/index.js') },
+  { name: 'health', summary: 'Check that the service answers', load: () => import('./health.js') },
+  { name: 'api', summary: "Make a raw request with the profile's auth and print the body", load: () => import('./api.js') },
+  { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
+];
+
+/** Registers every command fully (completion needs the whole tree). */
+export async function registerAll(program: Command): Promise<void> {
+  for (const entry of COMMANDS) {
+    const existing = program.commands.find((c) => c.name() === entry.name);
+    if (existing && existing.commands.length + existing.options.length > 0) continue;
+    if (existing) (program as unknown as { commands: Command[] }).commands.splice(program.commands.indexOf(existing), 1);
+    (await entry.load()).register(program);
+  }
+}

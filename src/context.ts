@@ -1,0 +1,115 @@
+// What every command is given: io, the parsed global options, and lazily created settings, client
+// and prompter. Nothing heavy is loaded until a command asks for it.
+import type { HttpClient } from './api/http.js';
+import type { ProfileStore } from './config/profiles.js';
+import type { Settings } from './config/settings.js';
+import type { Io } from './io.js';
+import type { Format } from './output/format.js';
+import type { Prompter } from './prompt.js';
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  format: Format;
+  /** -o/--json was given explicitly (otherwise table is the default). */
+  formatExplicit: boolean;
+  quiet: boolean;
+  debug: boolean;
+  requestTimeoutSec: number;
+  noInput: boolean;
+}
+
+export interface Context {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  now(): Date;
+  /** Writes a --debug line to stderr (already redacted by the caller). */
+  debug(line: string): void;
+  /** Progress and notes on stderr; silent with --quiet. */
+  info(text: string): void;
+  warn(text: string): Promise<void>;
+  store(): Promise<ProfileStore>;
+  settings(): Promise<Settings>;
+  /** A client for the resolved base URL; throws AuthError (exit 4) when no key is known, unless anonymous. */
+  client(opts?: { anonymous?: boolean }): Promise<HttpClient>;
+  prompter(): Promise<Prompter>;
+  /** Set by long-running commands that handle Ctrl-C themselves (e.g. to write a journal). */
+  handlesInterrupt: boolean;
+}
+
+export interface ContextDeps {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  signal: AbortSignal;
+  now?: () => Date;
+}
+
+export function createContext(deps: ContextDeps): Context {
+  const { io, env, globals, signal } = deps;
+  let storePromise: Promise<ProfileStore> | undefined;
+  let settingsPromise: Promise<Settings> | undefined;
+  const clients: HttpClient[] = [];
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    signal,
+    handlesInterrupt: false,
+    now: deps.now ?? (() => new Date()),
+    debug: (line) => {
+      if (globals.debug) io.err(`[debug] ${line}\n`);
+    },
+    info: (text) => {
+      if (!globals.quiet) io.err(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    warn: async (text) => {
+      const chalk = await io.chalkErr();
+      io.err(`${chalk.yellow('warning:')} ${text}\n`);
+    },
+    store: () => {
+      storePromise ??= import('./config/profiles.js').then((m) => m.ProfileStore.open(env));
+      return storePromise;
+    },
+    settings: () => {
+      settingsPromise ??= import('./config/settings.js').then((m) =>
+        m.resolveSettings({ profile: globals.profile, baseUrl: globals.baseUrl }, env, ctx.store),
+      );
+      return settingsPromise;
+    },
+    client: async (opts = {}) => {
+      const settings = await ctx.settings();
+      const { requireKey } = await import('./config/settings.js');
+      const apiKey = opts.anonymous ? settings.apiKey : requireKey(settings);
+      const { HttpClient } = await import('./api/http.js');
+      const retryBase = Number(env.OUTREACH_RETRY_BASE_MS);
+      const maxRetries = env.OUTREACH_MAX_RETRIES === undefined ? undefined : Number(env.OUTREACH_MAX_RETRIES);
+      const client = new HttpClient({
+        baseUrl: settings.baseUrl,
+        apiKey,
+        timeoutMs: globals.requestTimeoutSec * 1000,
+        trace: globals.debug ? ctx.debug : undefined,
+        signal,
+        userAgent: `outreach-cli/${__OUTREACH_VERSION__} node/${process.versions.node}`,
+        retry: {
+          ...(retryBase >= 0 && Number.isFinite(retryBase) && env.OUTREACH_RETRY_BASE_MS ? { baseDelayMs: retryBase } : {}),
+          ...(maxRetries !== undefined && Number.isInteger(maxRetries) && maxRetries >= 0 ? { maxRetries } : {}),
+        },
+      });
+      clients.push(client);
+      return client;
+    },
+    prompter: async () => {
+      const { createPrompter } = await import('./prompt.js');
+      return createPrompter(io, signal);
+    },
+  };
+  // Lets cli.ts close keep-alive sockets so the process exits promptly.
+  (ctx as Context & { closeClients(): Promise<void> }).closeClients = async () => {
+    await Promise.all(clients.map((c) => c.close()));
+  };
+  return ctx;
+}

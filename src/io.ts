@@ -1,0 +1,101 @@
+// Where a command reads and writes, and what the terminal allows: TTY detection, colour, prompting.
+// Tests build one over buffers with `createTestIo`.
+import type { ChalkInstance } from 'chalk';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+
+export interface Io {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  isStdinTTY: boolean;
+  isStdoutTTY: boolean;
+  isStderrTTY: boolean;
+  /** Colour on stdout (never when piped unless forced). */
+  color: boolean;
+  /** Colour on stderr (progress, errors, prompts). */
+  colorErr: boolean;
+  /** Prompts allowed: stdin and stderr are terminals and neither --no-input nor CI forbids them. */
+  canPrompt: boolean;
+  columns: number;
+  out(text: string): void;
+  err(text: string): void;
+  /** chalk instance for stdout text, honouring `color`. Loaded on first use. */
+  chalk(): Promise<ChalkInstance>;
+  chalkErr(): Promise<ChalkInstance>;
+}
+
+export interface IoSettings {
+  noColor?: boolean;
+  noInput?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+function colorDecision(isTTY: boolean, settings: IoSettings, env: NodeJS.ProcessEnv): boolean {
+  if (settings.noColor) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return true;
+  if (force === '0' || force === 'false') return false;
+  return isTTY && env.TERM !== 'dumb';
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+export function createIo(
+  settings: IoSettings = {},
+  streams: { stdin: Readable; stdout: Writable; stderr: Writable } = process,
+): Io {
+  const env = settings.env ?? process.env;
+  const isStdinTTY = Boolean((streams.stdin as { isTTY?: boolean }).isTTY);
+  const isStdoutTTY = Boolean((streams.stdout as { isTTY?: boolean }).isTTY);
+  const isStderrTTY = Boolean((streams.stderr as { isTTY?: boolean }).isTTY);
+  const color = colorDecision(isStdoutTTY, settings, env);
+  const colorErr = colorDecision(isStderrTTY, settings, env);
+  const canPrompt =
+    isStdinTTY && isStderrTTY && !settings.noInput && !truthy(env.OUTREACH_NO_INPUT) && !truthy(env.CI);
+  let chalkOut: ChalkInstance | undefined;
+  let chalkErr: ChalkInstance | undefined;
+  const makeChalk = async (enabled: boolean) => {
+    const { Chalk } = await import('chalk');
+    return new Chalk({ level: enabled ? 1 : 0 });
+  };
+  return {
+    ...streams,
+    isStdinTTY,
+    isStdoutTTY,
+    isStderrTTY,
+    color,
+    colorErr,
+    canPrompt,
+    columns: (streams.stdout as { columns?: number }).columns ?? (Number(env.COLUMNS) || 100),
+    out: (text) => void streams.stdout.write(text),
+    err: (text) => void streams.stderr.write(text),
+    chalk: async () => (chalkOut ??= await makeChalk(color)),
+    chalkErr: async () => (chalkErr ??= await makeChalk(colorErr)),
+  };
+}
+
+/** An Io over in-memory buffers, for tests. */
+export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: boolean } = {}) {
+  const stdin = new PassThrough();
+  if (opts.stdin !== undefined) stdin.end(opts.stdin);
+  let out = '';
+  let err = '';
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => (err += d));
+  const io = createIo({ env: {} }, { stdin, stdout, stderr });
+  const tty = Boolean(opts.tty);
+  Object.assign(io, {
+    isStdinTTY: tty,
+    isStdoutTTY: tty,
+    isStderrTTY: tty,
+    canPrompt: opts.canPrompt ?? false,
+    out: (t: string) => void (out += t),
+    err: (t: string) => void (err += t),
+  });
+  return { io, stdout: () => out, stderr: () => err };
+}

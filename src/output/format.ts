@@ -1,0 +1,69 @@
+// Output formats and value formatting, shared by every command (no heavy imports here).
+
+export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export function isFormat(v: string): v is Format {
+  return (FORMATS as readonly string[]).includes(v);
+}
+
+export type ValueKind = 'text' | 'datetime' | 'date' | 'money' | 'duration' | 'bool' | 'number';
+
+/** How a value reads to a person at a terminal. */
+export function humanValue(value: unknown, kind: ValueKind = 'text'): string {
+  if (value === undefined || value === null || value === '') return '';
+  switch (kind) {
+    case 'datetime': {
+      const d = new Date(String(value));
+      if (Number.isNaN(d.getTime())) return String(value);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    }
+    case 'money':
+      return formatMoney(value);
+    case 'duration':
+      return formatDuration(Number(value));
+    case 'bool':
+      return value === true || value === 'true' ? 'yes' : value === false || value === 'false' ? 'no' : String(value);
+    default:
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+}
+
+/** How a value reads to a script: ISO dates, raw numbers, no decoration. */
+export function plainValue(value: unknown, kind: ValueKind = 'text'): string {
+  if (value === undefined || value === null) return '';
+  if (kind === 'datetime') {
+    const d = new Date(String(value));
+    return Number.isNaN(d.getTime()) ? String(value) : d.toISOString();
+  }
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+export function formatMoney(value: unknown): string {
+  const n = Number(value);
+  if (value === '' || value === null || value === undefined || !Number.isFinite(n)) return String(value ?? '');
+  return `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '';
+  const totalSeconds = Math.round(ms / 1000);
+  const h = Math.floor(totalSeconds / 3600);
+  const m = Math.floor((totalSeconds % 3600) / 60);
+  const s = totalSeconds % 60;
+  if (h) return `${h}h ${m}m`;
+  if (m) return `${m}m ${String(s).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+/** CSV field quoting (RFC 4180). */
+export function csvField(v: string): string {
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** TSV cannot quote: tabs and newlines become spaces. */
+export function tsvField(v: string): string {
+  return v.replace(/[\t\r\n]+/g, ' ');
+}

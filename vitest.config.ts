@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // e2e tests spawn processes and servers; two cores here, keep it modest.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
