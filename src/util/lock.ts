@@ -30,12 +30,14 @@ export class LockedError extends Error {
   constructor(
     readonly path: string,
     readonly holder: LockHolder | undefined,
+    detail?: string,
   ) {
     super(
-      holder
+      detail ??
+      (holder
         ? `another run (pid ${holder.pid}${holder.hostname === hostname() ? '' : ` on host ${holder.hostname}`}, ` +
             `started at ${holder.started_at}) holds the lock ${path}; wait for it to finish, or delete the file if that run is gone`
-        : `the lock file ${path} exists but cannot be read (another run may be starting); if no run is active, delete it`,
+        : `the lock file ${path} exists but cannot be read (another run may be starting); if no run is active, delete it`),
     );
   }
 }
@@ -60,7 +62,7 @@ export async function acquireLock(path: string): Promise<Lock> {
     if (state.kind === 'young_garbage') throw new LockedError(path, undefined);
     if (await removeStale(path, state)) staleRecovered = true;
   }
-  throw new LockedError(path, undefined);
+  throw new LockedError(path, undefined, `another run is taking over the stale lock ${path} at the same moment`);
 }
 
 function heldLock(path: string, token: string, staleRecovered: boolean): Lock {
