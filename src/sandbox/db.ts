@@ -1,0 +1,88 @@
+// Opening the SQLite database (libsql, better-sqlite3 API) and applying migrations.
+import type LibsqlDatabase from 'libsql';
+import { MIGRATIONS } from './migrations.js';
+
+export type Db = LibsqlDatabase.Database;
+export type DbConstructor = typeof LibsqlDatabase;
+
+export function openDb(Database: DbConstructor, path: string): Db {
+  const db = new Database(path);
+  if (path !== ':memory:') {
+    // WAL: readers never block the writer, and a crash loses nothing that was committed.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Applies pending migrations; returns the versions applied. */
+export function migrate(db: Db): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const current = prep(db, 'SELECT COALESCE(MAX(version), 0) FROM schema_version', true).get() as number;
+  const applied: number[] = [];
+  const record = prep(db, 'INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+export function schemaVersion(db: Db): number {
+  return prep(db, 'SELECT COALESCE(MAX(version), 0) FROM schema_version', true).get() as number;
+}
+
+/** Parses a JSON column; null stays null. */
+export function json<T>(text: unknown): T {
+  return (text == null ? null : JSON.parse(text as string)) as T;
+}
+
+/**
+ * A prepared statement with the rough edges of libsql 0.5 filed off: a boolean parameter aborts
+ * the process (Rust panic), so booleans become 0/1 and undefined becomes null; get() rows carry an
+ * enumerable `_metadata` field, which is removed; and pluck() is ignored by get(), so it is done here.
+ */
+export interface Stmt {
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+function clean(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v;
+}
+
+function cleanParams(params: unknown[]): unknown[] {
+  return params.map((p) => {
+    if (p !== null && typeof p === 'object' && !Buffer.isBuffer(p)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(p)) out[k] = clean(v);
+      return out;
+    }
+    return clean(p);
+  });
+}
+
+export function prep(db: Db, sql: string, pluck = false): Stmt {
+  const s = db.prepare(sql);
+  const ps = pluck ? db.prepare(sql).pluck() : s;
+  return {
+    run: (...p) => s.run(...cleanParams(p)),
+    get(...p) {
+      const row = s.get(...cleanParams(p)) as Record<string, unknown> | undefined;
+      if (!row) return undefined;
+      delete row._metadata;
+      return pluck ? Object.values(row)[0] : row;
+    },
+    all: (...p) => ps.all(...cleanParams(p)),
+  };
+}

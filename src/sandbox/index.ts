@@ -1,0 +1,128 @@
+// The local sandbox: a small real implementation of the whole service of API.md.
+//   const sbx = await startSandbox({ port: 0, dbPath: ':memory:' });
+//   fetch(`${sbx.baseUrl}/health`); ... await sbx.close();
+import type { DbConstructor } from './db.js';
+import { openDb } from './db.js';
+import { EligibilityWorker } from './eligibilityWorker.js';
+import { Outbox } from './outbox.js';
+import { isSeeded, SANDBOX_KEYS, SEED_ORGS, seed } from './seed.js';
+import { buildServer } from './server.js';
+import { createStores } from './stores.js';
+
+export interface SandboxOptions {
+  /** 0 = any free port; default 4010 */
+  port?: number;
+  /** default 127.0.0.1 */
+  host?: string;
+  /** SQLite file path, or ':memory:' (the default) */
+  dbPath?: string;
+  /** Makes this organisation 1's only key (instead of its well-known default). */
+  apiKey?: string;
+  /** Time acceleration: eligibility delays are divided by it. Default 1. */
+  speed?: number;
+  /** Total time from submission to completion of an eligibility check; default 2000; 0 = instant. */
+  eligibilityDelayMs?: number;
+  /** Webhook outbox backoff base; default 1000. */
+  webhookRetryBaseMs?: number;
+  /** Per-delivery timeout; default 5000. */
+  webhookTimeoutMs?: number;
+  /** Request and worker log lines (never API keys, secrets or patient data). */
+  log?: (line: string) => void;
+}
+
+export interface SandboxOrganization {
+  id: number;
+  name: string;
+  api_key: string;
+  tool_ids: string[];
+}
+
+export interface RunningSandbox {
+  /** e.g. http://127.0.0.1:4010/v1 */
+  baseUrl: string;
+  port: number;
+  organizations: SandboxOrganization[];
+  close(): Promise<void>;
+}
+
+/** The native SQLite module (libsql) could not be loaded. */
+export class SandboxUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      'The sandbox needs the native SQLite module "libsql", which could not be loaded ' +
+        `(${(cause as Error)?.message ?? String(cause)}). ` +
+        'Reinstall it with `npm rebuild libsql` or `npm install libsql` in the outreach-cli install directory, then try again.',
+      { cause },
+    );
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+async function loadLibsql(): Promise<DbConstructor> {
+  try {
+    const mod = (await import('libsql')) as unknown as { default?: DbConstructor };
+    const ctor = mod.default ?? (mod as unknown as DbConstructor);
+    if (typeof ctor !== 'function') throw new Error('libsql did not export a Database class');
+    return ctor;
+  } catch (e) {
+    throw new SandboxUnavailableError(e);
+  }
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const log = opts.log ?? (() => {});
+  const Database = await loadLibsql();
+  const db = openDb(Database, opts.dbPath ?? ':memory:');
+  try {
+    const stores = createStores(db);
+    if (!isSeeded(db)) seed(db, stores);
+    // Keys are re-set on every start so the reported keys are always the ones that work.
+    stores.orgs.setOnlyKey(1, opts.apiKey ?? SANDBOX_KEYS[1]);
+    stores.orgs.setOnlyKey(2, SANDBOX_KEYS[2]);
+
+    const outbox = new Outbox(db, {
+      retryBaseMs: opts.webhookRetryBaseMs ?? 1000,
+      timeoutMs: opts.webhookTimeoutMs ?? 5000,
+      log,
+    });
+    const worker = new EligibilityWorker(db, stores.eligibility, outbox, {
+      delayMs: opts.eligibilityDelayMs ?? 2000,
+      speed: opts.speed ?? 1,
+    });
+    const app = buildServer({ db, stores, worker, outbox, log });
+    const host = opts.host ?? '127.0.0.1';
+    await app.listen({ port: opts.port ?? 4010, host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (opts.port ?? 4010);
+    worker.start();
+    outbox.start();
+
+    const organizations = SEED_ORGS.map((o) => ({
+      id: o.id,
+      name: o.name,
+      api_key: o.id === 1 ? (opts.apiKey ?? SANDBOX_KEYS[1]) : SANDBOX_KEYS[2],
+      tool_ids: stores.tools.ids(o.id),
+    }));
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+    log(`sandbox listening on http://${urlHost}:${port}/v1`);
+
+    let closing: Promise<void> | undefined;
+    return {
+      baseUrl: `http://${urlHost}:${port}/v1`,
+      port,
+      organizations,
+      close() {
+        closing ??= (async () => {
+          worker.stop();
+          await app.close();
+          await outbox.stop();
+          db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
