@@ -46,6 +46,7 @@ export class Outbox {
       due: prep(db, 
         "SELECT id, event, url, secret, payload, attempts FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 50",
       ),
+      dueNow: prep(db, "UPDATE webhook_outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1"),
       nextDue: prep(db, "SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE status = 'pending'", true),
       delivered: prep(db, "UPDATE webhook_outbox SET status = 'delivered', attempts = ?, delivered_at = ?, secret = NULL, last_error = NULL WHERE id = ?"),
       retry: prep(db, 'UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?'),
@@ -62,8 +63,10 @@ export class Outbox {
     return id;
   }
 
+  /** Starts delivering. Pending deliveries are due at once: a restart is a natural time to retry. */
   start(): void {
     this.stopped = false;
+    this.stmts.dueNow.run(Date.now());
     this.kick();
   }
 

@@ -5,6 +5,8 @@ import { nowIso, orgOf, type SandboxContext } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
 import type { SequenceDefinition } from '../../api/types.js';
 import { idParam, limitQuery } from '../validation.js';
+import type { Db } from '../db.js';
+import type { Stores } from '../stores.js';
 
 export const MAX_BATCH_ROWS = 100;
 
@@ -73,12 +75,12 @@ export function checkStepOrders(steps: { order: number }[] | undefined): void {
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
-export function sequenceRoutes(app: FastifyInstance, ctx: SandboxContext): void {
-  const { db, stores } = ctx;
-
-  // All valid rows of a batch in one transaction: a batch is created whole or not at all, and
-  // concurrent batches cannot interleave (the transaction runs synchronously).
-  const createAll = db.transaction((org: number, def: SequenceDefinition, rows: ValidRow[], nextActivity: string) => {
+/**
+ * Creates all valid rows of a batch in one transaction: a batch is created whole or not at all, and
+ * concurrent batches cannot interleave (the transaction runs synchronously on the one connection).
+ */
+export function batchCreator(db: Db, stores: Stores) {
+  return db.transaction((org: number, def: SequenceDefinition, rows: ValidRow[], nextActivity: string) => {
     const now = nowIso();
     return rows.map((r) => ({
       rowIndex: r.rowIndex,
@@ -93,6 +95,12 @@ export function sequenceRoutes(app: FastifyInstance, ctx: SandboxContext): void 
       }),
     }));
   });
+}
+
+export function sequenceRoutes(app: FastifyInstance, ctx: SandboxContext): void {
+  const { db, stores } = ctx;
+
+  const createAll = batchCreator(db, stores);
 
   app.post<{ Body: BatchRequest }>('/sequence-manager/sequences/batch', { schema: batchSchema }, async (req) => {
     const org = orgOf(req);
