@@ -69,7 +69,9 @@ const DELIMITERS = [',', ';', '\t'] as const;
 /** Opens a CSV file: detects encoding and delimiter, reads the header, and returns a row stream. */
 export async function openCsv(path: string, options: OpenCsvOptions = {}): Promise<CsvFile> {
   const sniffed = await sniff(path, options.encoding);
-  const delimiter = options.delimiter ?? detectDelimiter(sniffed.firstLine);
+  // Excel's "sep=;" first line names the delimiter; it is not the header.
+  const sepLine = /^"?sep=(.)"?$/i.exec(sniffed.firstLine.trim());
+  const delimiter = options.delimiter ?? sepLine?.[1] ?? detectDelimiter(sniffed.firstLine);
   if (delimiter.length === 0) throw new CsvFormatError(path, undefined, 'malformed', 'the delimiter is empty');
 
   const source = createReadStream(path, { start: sniffed.bomLength });
@@ -84,10 +86,8 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
     max_record_size: MAX_RECORD_CHARS,
   });
   // pipeline wires errors and teardown (an early `break` by the consumer destroys the file stream).
-  const done = pipeline(source, decoder, parser).catch(() => {
-    // errors surface through the parser's iterator below; this only prevents an unhandled rejection
-  });
-  void done;
+  // Its errors surface through the parser's iterator below; the catch only avoids an unhandled rejection.
+  pipeline(source, decoder, parser).catch(() => {});
 
   const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
   let lastEndLine = 0; // end line of the last complete record, to place parse errors
@@ -108,6 +108,7 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
     }
   }
 
+  if (sepLine) await next();
   const header = await next();
   if (!header) {
     parser.destroy();

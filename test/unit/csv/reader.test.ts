@@ -98,6 +98,14 @@ describe('openCsv', () => {
     expect(f.rows[0]!.values).toHaveLength(3);
   });
 
+  it('honours an Excel "sep=" first line and skips it', async () => {
+    const f = await readAll(fixture('sep=;\r\na,b;c\r\n1,2;3\r\n'));
+    expect(f.delimiter).toBe(';');
+    expect(f.headers).toEqual(['a,b', 'c']);
+    expect(f.headerLine).toBe(2);
+    expect(f.rows).toEqual([{ line: 3, values: ['1,2', '3'] }]);
+  });
+
   it('uses an explicit delimiter over detection', async () => {
     const f = await readAll(fixture('a,b;c\n1,2;3\n'), { delimiter: ';' });
     expect(f.headers).toEqual(['a,b', 'c']);
