@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  define: { __OUTREACH_VERSION__: JSON.stringify('0.0.0-test') },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

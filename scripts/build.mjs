@@ -15,7 +15,11 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  // Dependencies stay external (loaded from node_modules when a command imports them), except
+  // commander: every start needs it, and one bundled file loads faster than its CommonJS files.
+  external: Object.keys(pkg.dependencies ?? {}).concat(Object.keys(pkg.optionalDependencies ?? {})).filter((d) => d !== 'commander'),
+  // Bundled CommonJS calls require(); an ESM bundle must define it (see DESIGN.md's pitfalls).
+  banner: { js: "import { createRequire as __outreachCreateRequire } from 'node:module'; const require = __outreachCreateRequire(import.meta.url);" },
   sourcemap: 'linked',
   define: { __OUTREACH_VERSION__: JSON.stringify(pkg.version) },
   chunkNames: 'chunks/[name]-[hash]',

@@ -7,25 +7,9 @@
 // prompts, csv-parse, the sandbox) load only inside its run function.
 import { Command, CommanderError, Option } from 'commander';
 import { runtime } from './command.js';
+import { findCommandName } from './cli-args.js';
 import { COMMANDS } from './commands/manifest.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
-
-const GLOBAL_VALUE_OPTIONS = new Set(['--profile', '--base-url', '-o', '--output', '--request-timeout']);
-
-/** The first argument that is not a global option: the command to load. */
-export function findCommandName(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return argv[i + 1];
-    if (GLOBAL_VALUE_OPTIONS.has(a)) {
-      i++;
-      continue;
-    }
-    if (a.startsWith('-')) continue;
-    return a;
-  }
-  return undefined;
-}
 
 export function buildProgram(version: string): Command {
   const program = new Command('outreach');

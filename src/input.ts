@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
+import { jsonErrorOffset, lineAndColumn } from './jsonPosition.js';
 
 export async function readStdin(io: Io): Promise<string> {
   if (io.isStdinTTY) return '';
@@ -11,16 +12,14 @@ export async function readStdin(io: Io): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Turns "Unexpected token } in JSON at position 12" into line and column. */
+/** "Unexpected token } at line 3, column 8": where the JSON first goes wrong. */
 export function describeJsonError(text: string, err: unknown): string {
-  const msg = (err as Error).message ?? String(err);
-  const m = /position (\d+)/.exec(msg);
-  if (!m) return msg.replace(/^JSON\.parse: /, '');
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
-  return `${msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '')} at line ${line}, column ${column}`;
+  const offset = jsonErrorOffset(text);
+  const msg = ((err as Error).message ?? String(err)).replace(/,\s*".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '');
+  if (offset < 0) return msg;
+  const { line, column } = lineAndColumn(text, offset);
+  const what = offset >= text.length ? 'unexpected end of input' : msg;
+  return `${what} at line ${line}, column ${column}`;
 }
 
 export function parseJsonText(text: string, source: string): unknown {
