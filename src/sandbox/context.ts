@@ -11,6 +11,8 @@ export interface SandboxContext {
   worker: EligibilityWorker;
   outbox: Outbox;
   log: (line: string) => void;
+  /** False when nobody listens to the log: skips the per-request hook. */
+  logRequests: boolean;
 }
 
 // Set by the auth hook; a WeakMap instead of a global FastifyRequest augmentation.

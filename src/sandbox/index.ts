@@ -89,7 +89,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       delayMs: opts.eligibilityDelayMs ?? 2000,
       speed: opts.speed ?? 1,
     });
-    const app = buildServer({ db, stores, worker, outbox, log });
+    const app = buildServer({ db, stores, worker, outbox, log, logRequests: opts.log !== undefined });
     const host = opts.host ?? '127.0.0.1';
     await app.listen({ port: opts.port ?? 4010, host });
     const address = app.server.address();

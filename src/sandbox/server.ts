@@ -63,9 +63,11 @@ export function buildServer(ctx: SandboxContext): FastifyInstance {
   });
 
   // Method, path (no query string: it can hold patient ids), status, time. Never headers or bodies.
-  app.addHook('onResponse', async (req, reply) => {
-    ctx.log(`${req.method} ${req.url.split('?', 1)[0]} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
-  });
+  if (ctx.logRequests) {
+    app.addHook('onResponse', async (req, reply) => {
+      ctx.log(`${req.method} ${req.url.split('?', 1)[0]} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+    });
+  }
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send(errorBody('standard', 404, `No route ${req.method} ${req.url.split('?', 1)[0]}`));

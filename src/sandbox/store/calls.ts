@@ -9,10 +9,15 @@ export interface CallFilter {
 }
 
 export function callStore(db: Db) {
-  const list = prep(db, 
-    `SELECT doc FROM calls WHERE organization_id = @org
-       AND (@ge IS NULL OR created_at >= @ge) AND (@le IS NULL OR created_at <= @le)
-     ORDER BY created_at DESC, id DESC LIMIT @limit`, true);
+  // SQLite joins the documents itself: one value crosses into JS instead of one row per call.
+  const list = prep(
+    db,
+    `SELECT '[' || COALESCE(group_concat(doc, ','), '') || ']' FROM (
+       SELECT doc FROM calls WHERE organization_id = ?1
+         AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at <= ?3)
+       ORDER BY created_at DESC, id DESC LIMIT ?4)`,
+    true,
+  );
   const get = prep(db, 'SELECT doc FROM calls WHERE id = ? AND organization_id = ?', true);
   const del = prep(db, 'DELETE FROM calls WHERE id = ? AND organization_id = ?');
   const insert = prep(db, 'INSERT INTO calls (organization_id, created_at, doc) VALUES (?, ?, ?)');
@@ -20,8 +25,7 @@ export function callStore(db: Db) {
   return {
     /** JSON text of the array of calls. */
     listJson(orgId: number, f: CallFilter): string {
-      const docs = list.all({ org: orgId, ge: f.createdAtGe ?? null, le: f.createdAtLe ?? null, limit: f.limit }) as string[];
-      return `[${docs.join(',')}]`;
+      return list.get(orgId, f.createdAtGe ?? null, f.createdAtLe ?? null, f.limit) as string;
     },
     getJson: (orgId: number, id: number) => get.get(id, orgId) as string | undefined,
     delete: (orgId: number, id: number) => del.run(id, orgId).changes > 0,
