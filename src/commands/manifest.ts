@@ -16,6 +16,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'profiles', summary: 'List stored profiles or switch the active one', load: () => import('./profiles/index.js') },
   { name: 'health', summary: 'Check that the service answers', load: () => import('./health.js') },
   { name: 'api', summary: "Make a raw request with the profile's auth and print the body", load: () => import('./api.js') },
+  { name: 'sandbox', summary: 'Run the local sandbox service (the whole API, in SQLite) until Ctrl-C', load: () => import('./sandbox.js') },
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];
 

@@ -1,0 +1,132 @@
+// `outreach sandbox`: runs the local service (src/sandbox) in the foreground until Ctrl-C/SIGTERM.
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { action, examples } from '../command.js';
+import type { Context } from '../context.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+
+interface Options {
+  port: string;
+  host: string;
+  db?: string;
+  memory?: boolean;
+  apiKey?: string;
+  speed: string;
+  eligibilityDelay: string;
+  profile?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('sandbox')
+    .description('Run the local sandbox service (the whole API, persistent in SQLite) until Ctrl-C')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--db <file>', 'SQLite database file (default: sandbox.db in the user data dir)')
+    .option('--memory', 'keep everything in memory (lost on exit)')
+    .option('--api-key <key>', "fix the first organisation's API key")
+    .option('--speed <n>', 'time acceleration for processing (e.g. 3600 turns an hour into a second)', '1')
+    .option('--eligibility-delay <ms>', 'time for an eligibility check to complete, before --speed', '2000')
+    .option('--no-profile', 'do not store a "sandbox" profile pointing at it')
+    .addHelpText(
+      'after',
+      examples(
+        'outreach sandbox',
+        'outreach sandbox --port 0 --memory -o json   # for scripts: prints base_url and keys as JSON',
+        'outreach sandbox --db ./demo.db --speed 3600',
+      ),
+    )
+    .action(action(run));
+}
+
+export function defaultDbPath(env: NodeJS.ProcessEnv): string {
+  const base = env.OUTREACH_DATA_DIR || join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'outreach');
+  return join(base, 'sandbox.db');
+}
+
+function intOption(raw: string, flag: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`Invalid ${flag} "${raw}": give a number from ${min} to ${max}.`);
+  }
+  return n;
+}
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const port = intOption(opts.port, '--port', 0, 65535);
+  const speed = intOption(opts.speed, '--speed', 0.001, 10_000_000);
+  const eligibilityDelayMs = intOption(opts.eligibilityDelay, '--eligibility-delay', 0, 3_600_000);
+  if (opts.db && opts.memory) throw new UsageError('Give --db or --memory, not both.');
+  const dbPath = opts.memory ? ':memory:' : (opts.db ?? defaultDbPath(ctx.env));
+  if (dbPath !== ':memory:') {
+    try {
+      mkdirSync(dirname(dbPath), { recursive: true });
+    } catch (err) {
+      throw new UsageError(`Cannot create the directory for --db ${dbPath}: ${(err as Error).message}`);
+    }
+  }
+
+  ctx.handlesInterrupt = true; // shut down cleanly on Ctrl-C instead of exiting mid-write
+  const { startSandbox, SandboxUnavailableError } = await import('../sandbox/index.js');
+  const chalk = await ctx.io.chalkErr();
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      port,
+      host: opts.host,
+      dbPath,
+      apiKey: opts.apiKey,
+      speed,
+      eligibilityDelayMs,
+      log: ctx.globals.quiet ? undefined : (line) => ctx.io.err(`${chalk.dim(line)}\n`),
+    });
+  } catch (err) {
+    if (err instanceof SandboxUnavailableError) throw new CliError(err.message, ExitCode.service, { code: 'sandbox_unavailable' });
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} on ${opts.host} is already in use.`, { hint: 'Pick another with --port (0 = any free port).' });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on --host ${opts.host}.`);
+    if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code === 'EACCES') {
+      throw new UsageError(`Cannot use the database ${dbPath}: ${(err as Error).message}`);
+    }
+    throw err;
+  }
+
+  if (opts.profile !== false) {
+    try {
+      const store = await ctx.store();
+      store.save('sandbox', { baseUrl: sandbox.baseUrl, apiKey: sandbox.organizations[0]!.api_key });
+    } catch (err) {
+      await ctx.warn(`could not store the "sandbox" profile: ${(err as Error).message}`);
+    }
+  }
+
+  const summary = {
+    base_url: sandbox.baseUrl,
+    database: dbPath,
+    organizations: sandbox.organizations,
+  };
+  if (ctx.globals.format === 'json' || ctx.globals.format === 'ndjson') {
+    ctx.io.out(`${JSON.stringify(summary)}\n`);
+  } else {
+    const out = await ctx.io.chalk();
+    ctx.io.out(`Sandbox listening on ${out.bold(sandbox.baseUrl)}  (database: ${dbPath})\n`);
+    for (const org of sandbox.organizations) {
+      ctx.io.out(`  org ${org.id} ${org.name}\n    api key   ${org.api_key}\n    tool ids  ${org.tool_ids.join(', ')}\n`);
+    }
+    ctx.io.out(
+      `\nTry it in another terminal:\n  outreach --profile sandbox health\n  outreach --profile sandbox definitions list\n` +
+        `Stop with Ctrl-C.\n`,
+    );
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  ctx.info('Stopping the sandbox…');
+  await sandbox.close();
+  ctx.info('Sandbox stopped.');
+}
