@@ -8,7 +8,7 @@ import { callRoutes } from './routes/calls.js';
 import { definitionRoutes } from './routes/definitions.js';
 import { eligibilityRoutes } from './routes/eligibility.js';
 import { healthRoutes } from './routes/health.js';
-import { openapiRoutes } from './routes/openapi.js';
+import { openApi } from './routes/openapi.js';
 import { phoneNumberRoutes } from './routes/phoneNumbers.js';
 import { sequenceRoutes } from './routes/sequences.js';
 import { toolRoutes } from './routes/tools.js';
@@ -21,7 +21,6 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 type RouteFamily = (app: FastifyInstance, ctx: SandboxContext) => void;
 const FAMILIES: [ErrorShape, RouteFamily][] = [
   ['standard', healthRoutes],
-  ['standard', openapiRoutes],
   ['standard', eligibilityRoutes],
   ['simple', sequenceRoutes],
   ['simple', definitionRoutes],
@@ -74,7 +73,9 @@ export function buildServer(ctx: SandboxContext): FastifyInstance {
   });
   app.setErrorHandler(makeErrorHandler('standard', ctx.log));
 
-  for (const [shape, routes] of FAMILIES) {
+  const openapi = openApi();
+  app.addHook('onRoute', openapi.collect);
+  for (const [shape, routes] of [...FAMILIES, ['standard', openapi.routes] as [ErrorShape, RouteFamily]]) {
     app.register(
       async (scope) => {
         scope.setErrorHandler(makeErrorHandler(shape, ctx.log));

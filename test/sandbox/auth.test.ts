@@ -54,6 +54,11 @@ describe('health, auth and organisations', () => {
     const r = await client(sbx, null)('GET', '/openapi.json');
     expect(r.status).toBe(200);
     expect(r.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining(['/health', '/eligibility', '/eligibility/{id}', '/sequence-manager/sequences/batch', '/sequence-manager/sequences/metrics', '/call/{callId}', '/tool/{id}', '/phone-number', '/assistant/{assistantId}']),
+    );
+    expect(r.body.paths['/call/{callId}'].delete.responses['204']).toBeDefined();
+    expect(r.body.paths['/eligibility'].post.requestBody.content['application/json'].schema.required).toEqual(['patient', 'insurance', 'provider']);
   });
 });
 

@@ -22,7 +22,7 @@ const toWire = (r: Row): Tool => ({
 
 export function toolStore(db: Db) {
   const get = prep(db, 'SELECT * FROM tools WHERE id = ? AND organization_id = ?');
-  const ids = prep(db, 'SELECT id FROM tools WHERE organization_id = ? ORDER BY created_at, id', true);
+  const ids = prep(db, 'SELECT id FROM tools WHERE organization_id = ? ORDER BY created_at, rowid', true);
   const insert = prep(db, 'INSERT INTO tools (id, organization_id, async, function, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
   const update = prep(db, 'UPDATE tools SET async = ?, function = ?, updated_at = ? WHERE id = ? AND organization_id = ?');
   return {
