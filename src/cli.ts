@@ -8,7 +8,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { runtime } from './command.js';
 import { findCommandName } from './cli-args.js';
-import { COMMANDS } from './commands/manifest.js';
+import { COMMANDS, placeholders } from './commands/manifest.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 
 export function buildProgram(version: string): Command {
@@ -56,7 +56,7 @@ async function registerFor(program: Command, argv: string[]): Promise<void> {
   const chosen = entry ?? helpTarget;
   for (const c of COMMANDS) {
     if (c === chosen) (await c.load()).register(program);
-    else program.command(c.name).description(c.summary); // placeholder for root help and suggestions
+    else placeholders.add(program.command(c.name).description(c.summary)); // for root help and suggestions
   }
 }
 

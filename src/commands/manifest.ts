@@ -20,11 +20,14 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];
 
+/** Placeholders stand in for commands not loaded yet (root help, suggestions). */
+export const placeholders = new WeakSet<Command>();
+
 /** Registers every command fully (completion needs the whole tree). */
 export async function registerAll(program: Command): Promise<void> {
   for (const entry of COMMANDS) {
     const existing = program.commands.find((c) => c.name() === entry.name);
-    if (existing && existing.commands.length + existing.options.length > 0) continue;
+    if (existing && !placeholders.has(existing)) continue;
     if (existing) (program as unknown as { commands: Command[] }).commands.splice(program.commands.indexOf(existing), 1);
     (await entry.load()).register(program);
   }

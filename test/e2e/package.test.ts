@@ -14,7 +14,9 @@ afterAll(() => tmp.cleanup());
 describe('packaging', () => {
   it('installs from the packed tarball into an empty prefix and runs', async () => {
     const npmEnv = { ...process.env, npm_config_loglevel: 'error', npm_config_fund: 'false', npm_config_audit: 'false' };
-    execFileSync('npm', ['pack', '--pack-destination', tmp.dir], { cwd: ROOT, env: npmEnv, stdio: 'pipe' });
+    // --ignore-scripts: `prepare` would rebuild dist/ under the other e2e tests running in parallel;
+    // `npm test` has just built it.
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp.dir], { cwd: ROOT, env: npmEnv, stdio: 'pipe' });
     const tgz = readdirSync(tmp.dir).find((f) => f.endsWith('.tgz'));
     expect(tgz).toMatch(/^outreach-cli-\d+\.\d+\.\d+\.tgz$/);
     const prefix = join(tmp.dir, 'prefix');
