@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AssistantInput } from '../../api/types.js';
 import { nowIso, orgOf, type SandboxContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { idParam } from '../validation.js';
 
 const fields = {
@@ -30,6 +30,9 @@ export function assistantRoutes(app: FastifyInstance, ctx: SandboxContext): void
     '/assistant/:assistantId',
     { schema: { params: idParam('assistantId'), body: { type: 'object', minProperties: 1, properties: fields } } },
     async (req) => {
+      if (!Object.keys(fields).some((f) => f in req.body)) {
+        throw badRequest(`request body must contain at least one of: ${Object.keys(fields).join(', ')}`);
+      }
       const updated = stores.assistants.update(orgOf(req), req.params.assistantId, req.body, nowIso());
       if (!updated) throw notFound('Assistant', req.params.assistantId);
       return updated;

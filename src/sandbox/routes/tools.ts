@@ -39,6 +39,7 @@ export function toolRoutes(app: FastifyInstance, ctx: SandboxContext): void {
   const { stores } = ctx;
 
   app.patch<{ Params: { id: string }; Body: ToolUpdate }>('/tool/:id', { schema }, async (req) => {
+    if (!('async' in req.body) && !('function' in req.body)) throw new HttpError(400, 'request body must contain async or function');
     const org = orgOf(req);
     const tool = stores.tools.get(org, req.params.id);
     if (!tool) throw notFound('Tool', req.params.id);
