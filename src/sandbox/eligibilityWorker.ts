@@ -21,6 +21,7 @@ export class EligibilityWorker {
     private readonly store: ReturnType<typeof eligibilityStore>,
     private readonly outbox: Outbox,
     opts: { delayMs: number; speed: number },
+    private readonly log: (line: string) => void = () => {},
   ) {
     this.delayMs = opts.delayMs / (opts.speed > 0 ? opts.speed : 1);
     this.completeTx = db.transaction((c: PendingCheck) => this.completeOne(c));
@@ -62,6 +63,8 @@ export class EligibilityWorker {
     const payer = resolvePayer(c.payer_id);
     const result = payer ? eligibilityResult(c.member_id, payer, at) : { outcome: 'not-supported', coverage: null };
     if (!this.store.complete(c.id, result.outcome, result.coverage, at.toISOString())) return;
+    // Id and outcome only: the member id and the coverage are patient data.
+    this.log(`eligibility check ${c.id} completed: ${result.outcome}${result.coverage ? (result.coverage.is_active_today ? ', active' : ', inactive') : ''}`);
     if (c.webhook_url) {
       this.outbox.enqueue(c.organization_id, 'eligibility.completed', c.id, c.webhook_url, c.webhook_secret, this.store.getById(c.id));
     }

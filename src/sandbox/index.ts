@@ -88,7 +88,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const worker = new EligibilityWorker(db, stores.eligibility, outbox, {
       delayMs: opts.eligibilityDelayMs ?? 2000,
       speed: opts.speed ?? 1,
-    });
+    }, log);
     const app = buildServer({ db, stores, worker, outbox, log, logRequests: opts.log !== undefined });
     const host = opts.host ?? '127.0.0.1';
     await app.listen({ port: opts.port ?? 4010, host });

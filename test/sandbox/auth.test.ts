@@ -62,6 +62,33 @@ describe('health, auth and organisations', () => {
   });
 });
 
+describe('log', () => {
+  it('shows method, path, status and worker events, never keys, query strings, secrets or patient data', async () => {
+    const lines: string[] = [];
+    const sbx = await sandbox({ log: (l) => lines.push(l), eligibilityDelayMs: 0 });
+    try {
+      const c = client(sbx);
+      await c('GET', '/eligibility?customer_patient_id=PATIENT-SECRET-42');
+      const sub = await c('POST', '/eligibility', {
+        patient: { first_name: 'Zelda', last_name: 'Quixote', date_of_birth: '1970-01-01', member_id: 'MEMBER777' },
+        insurance: { payer_id: '87726' },
+        provider: { organization_name: 'X', npi: '1234567893' },
+        webhook_url: 'http://127.0.0.1:9/hook?token=URLTOKEN',
+        webhook_secret: 'WEBHOOK-SECRET',
+      });
+      expect(sub.status).toBe(201);
+      const all = lines.join('\n');
+      expect(all).toMatch(/GET \/v1\/eligibility 200/);
+      expect(all).toMatch(new RegExp(`eligibility check ${sub.body.id} completed: success, active`));
+      for (const secret of ['PATIENT-SECRET-42', 'Zelda', 'Quixote', 'MEMBER777', 'URLTOKEN', 'WEBHOOK-SECRET', sbx.organizations[0]!.api_key]) {
+        expect(all).not.toContain(secret);
+      }
+    } finally {
+      await sbx.close();
+    }
+  });
+});
+
 describe('keys and persistence', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sbx-auth-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
