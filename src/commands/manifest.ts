@@ -16,6 +16,10 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'profiles', summary: 'List stored profiles or switch the active one', load: () => import('./profiles/index.js') },
   { name: 'health', summary: 'Check that the service answers', load: () => import('./health.js') },
   { name: 'api', summary: "Make a raw request with the profile's auth and print the body", load: () => import('./api.js') },
+  { name: 'calls', summary: 'List, read and delete call records', load: () => import('./calls/index.js') },
+  { name: 'assistants', summary: 'Create or update voice assistants', aliases: ['assistant'], load: () => import('./assistants/index.js') },
+  { name: 'tools', summary: 'Update the tools (functions) assistants can call', aliases: ['tool'], load: () => import('./tools/index.js') },
+  { name: 'phone-numbers', summary: 'List the phone numbers of the organisation', aliases: ['numbers'], load: () => import('./phone-numbers/index.js') },
   { name: 'sandbox', summary: 'Run the local sandbox service (the whole API, in SQLite) until Ctrl-C', load: () => import('./sandbox.js') },
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];

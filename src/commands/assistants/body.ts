@@ -1,0 +1,197 @@
+// The flags shared by `assistants create` and `assistants patch`, and how they become a request
+// body: --input gives a whole body, flags win over it field by field. The webhook secret comes only
+// from an environment variable or stdin, is sent, and never printed.
+import type { Command } from 'commander';
+import type { Assistant, AssistantInput } from '../../api/types.js';
+import type { Context } from '../../context.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
+import { readJsonArgument, readJsonInput, readStdin } from '../../input.js';
+import { writeRecord, type Field } from '../../output/writer.js';
+
+export interface AssistantFlags {
+  name?: string;
+  firstMessage?: string;
+  webhookUrl?: string;
+  voicemailMessage?: string;
+  maxDurationSeconds?: string;
+  model?: string;
+  voice?: string;
+  analysisPlan?: string;
+  input?: string;
+  webhookSecretEnv?: string;
+  webhookSecretStdin?: boolean;
+  clearWebhookSecret?: boolean;
+}
+
+export function addBodyOptions(cmd: Command): Command {
+  return cmd
+    .option('--name <name>', 'assistant name')
+    .option('--first-message <text>', 'what the assistant says first')
+    .option('--voicemail-message <text>', 'message left on voicemail')
+    .option('--max-duration-seconds <n>', 'longest call, in seconds')
+    .option('--webhook-url <url>', 'receives the end-of-call report')
+    .option('--model <json>', 'language model configuration: inline JSON, @file or -')
+    .option('--voice <json>', 'voice configuration: inline JSON, @file or -')
+    .option('--analysis-plan <json>', 'analysis plan: inline JSON, @file or -')
+    .option('--input <file>', 'a whole request body as JSON (file or - for stdin); flags override its fields')
+    .option('--webhook-secret-env <var>', 'read the webhook secret from this environment variable')
+    .option('--webhook-secret-stdin', 'read the webhook secret from stdin (first line)');
+}
+
+const JSON_OBJECT_FLAGS = [
+  ['model', '--model', 'model'],
+  ['voice', '--voice', 'voice'],
+  ['analysisPlan', '--analysis-plan', 'analysis_plan'],
+] as const;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describeSource(raw: string, flag: string): string {
+  return raw.startsWith('@') ? `${flag} file ${raw.slice(1)}` : raw === '-' ? `${flag} (stdin)` : flag;
+}
+
+/** Builds the body; `secret` is returned apart so callers can keep it out of every output. */
+export async function buildBody(flags: AssistantFlags, ctx: Context): Promise<{ body: AssistantInput; secret?: string }> {
+  const stdinUsers = [
+    flags.input === '-' ? '--input -' : undefined,
+    flags.webhookSecretStdin ? '--webhook-secret-stdin' : undefined,
+    ...JSON_OBJECT_FLAGS.map(([k, flag]) => (flags[k] === '-' ? `${flag} -` : undefined)),
+  ].filter(Boolean);
+  if (stdinUsers.length > 1) throw new UsageError(`Only one input can come from stdin, but ${stdinUsers.join(' and ')} both ask for it.`);
+  if (flags.webhookSecretEnv && flags.webhookSecretStdin) throw new UsageError('Give the webhook secret one way: --webhook-secret-env or --webhook-secret-stdin, not both.');
+  if (flags.clearWebhookSecret && (flags.webhookSecretEnv || flags.webhookSecretStdin)) {
+    throw new UsageError('--clear-webhook-secret cannot be combined with --webhook-secret-env or --webhook-secret-stdin.');
+  }
+
+  let body: AssistantInput = {};
+  if (flags.input !== undefined) {
+    const input = await readJsonInput(flags.input, '--input', ctx.io);
+    if (!isObject(input)) throw new UsageError(`${describeSource(flags.input === '-' ? '-' : `@${flags.input}`, '--input')} must hold a JSON object (the request body).`);
+    body = { ...(input as AssistantInput) };
+    if ('webhook_secret' in body && body.webhook_secret !== null) {
+      throw new UsageError('--input holds webhook_secret: keep secrets out of files; use --webhook-secret-env VAR or --webhook-secret-stdin.');
+    }
+  }
+  if (flags.name !== undefined) {
+    if (flags.name.trim() === '') throw new UsageError('--name is empty.');
+    body.name = flags.name;
+  }
+  if (flags.firstMessage !== undefined) body.first_message = flags.firstMessage;
+  if (flags.voicemailMessage !== undefined) body.voicemail_message = flags.voicemailMessage;
+  if (flags.webhookUrl !== undefined) body.webhook_url = checkUrl(flags.webhookUrl);
+  if (flags.maxDurationSeconds !== undefined) {
+    const s = flags.maxDurationSeconds.trim();
+    if (!/^\d+$/.test(s) || Number(s) < 1) throw new UsageError(`Invalid --max-duration-seconds "${flags.maxDurationSeconds}": give a whole number of seconds.`);
+    body.max_duration_seconds = Number(s);
+  }
+  for (const [key, flag, field] of JSON_OBJECT_FLAGS) {
+    const raw = flags[key];
+    if (raw === undefined) continue;
+    const value = await readJsonArgument(raw, flag, ctx.io);
+    if (!isObject(value)) throw new UsageError(`${describeSource(raw, flag)} must be a JSON object ({...}), not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : `a ${typeof value}`}.`);
+    (body as Record<string, unknown>)[field] = value;
+  }
+
+  let secret: string | undefined;
+  if (flags.webhookSecretEnv !== undefined) {
+    const name = flags.webhookSecretEnv;
+    const value = ctx.env[name];
+    if (value === undefined || value === '') throw new UsageError(`--webhook-secret-env ${name}: the environment variable ${name} is not set or is empty.`);
+    secret = value;
+  } else if (flags.webhookSecretStdin) {
+    if (ctx.io.isStdinTTY) throw new UsageError('--webhook-secret-stdin: pipe the secret in (e.g. `printf %s "$SECRET" | outreach ...`); stdin is a terminal.');
+    secret = (await readStdin(ctx.io)).split(/\r?\n/)[0]!.trim();
+    if (!secret) throw new UsageError('--webhook-secret-stdin: stdin was empty.');
+  }
+  if (secret !== undefined) body.webhook_secret = secret;
+  if (flags.clearWebhookSecret) body.webhook_secret = null;
+  return { body, secret };
+}
+
+function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`Invalid --webhook-url "${raw}": give a full http(s) URL.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`Invalid --webhook-url "${raw}": only http and https URLs are accepted.`);
+  return raw;
+}
+
+/** Replaces every occurrence of the secret in a text. */
+function scrub(text: string, secret: string | undefined): string {
+  return secret ? text.split(secret).join('***') : text;
+}
+
+function scrubValue(value: unknown, secret: string | undefined): unknown {
+  if (!secret || value === undefined) return value;
+  return JSON.parse(scrub(JSON.stringify(value), secret));
+}
+
+/**
+ * Runs the request and turns a service error ({error: <status>, message}) into a plain message,
+ * with the secret scrubbed from anything the service echoed.
+ */
+export async function sendAssistant<T>(what: string, secret: string | undefined, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof ApiError) {
+      const body = err.body as { message?: unknown; field?: unknown } | undefined;
+      const message = typeof body?.message === 'string' && body.message ? body.message : err.message;
+      const field = typeof body?.field === 'string' && !message.includes(body.field) ? ` (field ${body.field})` : '';
+      throw new ApiError(scrub(`${what}: ${message}${field} — the service answered ${err.status}.`, secret), err.exitCode, {
+        status: err.status,
+        code: err.code,
+        details: scrubValue(err.details, secret),
+        body: scrubValue(err.body, secret),
+        method: err.method,
+        path: err.path,
+        requestId: err.requestId,
+        hint: err.hint,
+      });
+    }
+    if (err instanceof CliError && secret && err.message.includes(secret)) {
+      throw new CliError(scrub(err.message, secret), err.exitCode, { code: err.code, hint: err.hint, status: err.status });
+    }
+    throw err;
+  }
+}
+
+const FIELDS: Field<Assistant>[] = [
+  { label: 'id', value: (a) => a.id },
+  { label: 'name', value: (a) => a.name },
+  { label: 'first message', value: (a) => a.first_message },
+  { label: 'voicemail message', value: (a) => a.voicemail_message },
+  { label: 'max duration', value: (a) => (typeof a.max_duration_seconds === 'number' ? a.max_duration_seconds * 1000 : undefined), kind: 'duration' },
+  { label: 'webhook url', value: (a) => a.webhook_url },
+  { label: 'webhook secret set', value: (a) => a.is_webhook_secret_set, kind: 'bool' },
+  { label: 'model', value: (a) => a.model },
+  { label: 'voice', value: (a) => a.voice },
+  { label: 'analysis plan', value: (a) => a.analysis_plan },
+  { label: 'organization', value: (a) => a.organization_id },
+  { label: 'created', value: (a) => a.created_at, kind: 'datetime' },
+  { label: 'updated', value: (a) => a.updated_at, kind: 'datetime' },
+];
+
+/**
+ * Prints the assistant. -o json is the service's body, except that a `webhook_secret` field (which
+ * the service never returns) would be dropped rather than printed.
+ */
+export async function writeAssistant(ctx: Context, assistant: Assistant, raw: unknown, secret: string | undefined): Promise<void> {
+  let shown = raw;
+  if (isObject(raw) && 'webhook_secret' in raw) {
+    const { webhook_secret: _dropped, ...rest } = raw;
+    shown = rest;
+  }
+  shown = scrubValue(shown, secret);
+  const record = scrubValue(assistant, secret) as Assistant;
+  if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
+    ctx.io.out(`${record.id}\n`);
+    return;
+  }
+  await writeRecord(ctx, record, FIELDS, shown);
+}
