@@ -1,12 +1,7 @@
 // The one HTTP core: base URL, auth header, per-request timeout, keep-alive, proxy from the
 // environment, the retry policy, and every non-2xx turned into a typed error. It never prints:
 // tracing goes to the `trace` callback (stderr under --debug), already redacted.
-//
-// Transport: Node's built-in fetch (which is undici, bundled in Node: keep-alive by default) unless a
-// proxy is configured, in which case the undici package's EnvHttpProxyAgent is loaded, because
-// Node 20's fetch ignores HTTP(S)_PROXY. Importing the undici package costs about 1.2× a bare node
-// start on this machine against 0.4× for the built-in fetch, and most runs (cron jobs) are one
-// request or a few: see bench/calls-list.mjs.
+import type { Dispatcher } from 'undici';
 import {
   ApiError,
   AuthError,
@@ -51,17 +46,6 @@ export interface RequestOptions {
   onRetry?: (failure: AttemptFailure, attempt: number) => void;
 }
 
-interface WireResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text(): Promise<string>;
-}
-
-type Transport = (
-  url: URL,
-  init: { method: Method; headers: Record<string, string>; body?: string; signal: AbortSignal },
-) => Promise<WireResponse>;
-
 export interface HttpResponse<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -77,8 +61,7 @@ export class HttpClient {
   readonly baseUrl: string;
   readonly host: string;
   private readonly policy: RetryPolicy;
-  private transport?: Transport;
-  private closeTransport?: () => Promise<void>;
+  private dispatcher?: Dispatcher;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
@@ -90,32 +73,22 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
   }
 
-  private async getTransport(): Promise<Transport> {
-    if (this.transport) return this.transport;
+  private async getDispatcher(): Promise<Dispatcher> {
+    if (this.dispatcher) return this.dispatcher;
+    const undici = await import('undici');
     const env = process.env;
-    const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
-    if (proxied) {
-      const undici = await import('undici');
-      // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; keep-alive is undici's default.
-      const dispatcher = new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000 });
-      this.closeTransport = () => dispatcher.close();
-      this.transport = async (url, init) => {
-        const res = await undici.request(url, { ...init, dispatcher });
-        return { status: res.statusCode, headers: res.headers, text: () => res.body.text() };
-      };
-    } else {
-      this.transport = async (url, init) => {
-        const res = await fetch(url, { ...init, redirect: 'manual' });
-        const headers: WireResponse['headers'] = {};
-        res.headers.forEach((value, key) => (headers[key] = value));
-        return { status: res.status, headers, text: () => res.text() };
-      };
-    }
-    return this.transport;
+    const proxied = Boolean(
+      env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy,
+    );
+    // keep-alive is undici's default; EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY.
+    this.dispatcher = proxied
+      ? new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000 })
+      : new undici.Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    return this.dispatcher;
   }
 
   async close(): Promise<void> {
-    await this.closeTransport?.().catch(() => undefined);
+    await this.dispatcher?.close().catch(() => undefined);
   }
 
   url(path: string, query?: RequestOptions['query']): URL {
@@ -167,7 +140,7 @@ export class HttpClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    const transport = await this.getTransport();
+    const dispatcher = await this.getDispatcher();
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -176,14 +149,15 @@ export class HttpClient {
       let failureError: unknown;
       let status = 0;
       try {
+        const { request } = await import('undici');
         const signal = this.opts.signal
           ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(this.opts.timeoutMs)])
           : AbortSignal.timeout(this.opts.timeoutMs);
-        const res = await transport(url, { method, headers, body, signal });
-        status = res.status;
+        const res = await request(url, { method, headers, body, dispatcher, signal });
+        status = res.statusCode;
         let text: string;
         try {
-          text = await res.text();
+          text = await res.body.text();
         } catch (err) {
           // Headers arrived, the body broke off: the service acted; only safe requests are repeated.
           failure = { kind: 'lost', code: errorCode(err) };
@@ -244,12 +218,8 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; name?: string; cause?: { code?: unknown; name?: string } };
-  // A timeout arrives as the AbortSignal's DOMException (whose numeric `code` means nothing here).
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return e.name;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
-  if (typeof e?.code === 'string') return e.code;
-  return e?.cause?.name ?? e?.name ?? 'error';
+  const e = err as { code?: string; name?: string; cause?: { code?: string } };
+  return e?.cause?.code ?? e?.code ?? e?.name ?? 'error';
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
