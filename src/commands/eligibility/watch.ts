@@ -1,0 +1,169 @@
+import type { Command } from 'commander';
+import { action, examples } from '../../command.js';
+import type { Context } from '../../context.js';
+import { ApiError, CliError, InterruptedError, UsageError, WaitTimeoutError, ValidationError } from '../../errors.js';
+import type { EligibilityCheck } from '../../api/types.js';
+import type { HttpClient } from '../../api/http.js';
+
+export function register(parent: Command): void {
+  parent
+    .command('watch')
+    .argument('<id...>', 'one or more check ids')
+    .description('Poll checks with backoff until completed; a live status line on a terminal, only the result when piped')
+    .option('--interval <seconds>', 'longest wait between polls (they start at about 1 s and grow)', '10')
+    .option('--timeout <seconds>', 'give up after this long (exit 124)', '300')
+    .option('--fail-inactive', 'exit 3 when coverage is not active today or the outcome is not success')
+    .addHelpText(
+      'after',
+      examples(
+        'outreach eligibility watch 42',
+        'outreach eligibility watch 42 43 44 --timeout 120 --fail-inactive',
+        'outreach eligibility watch 42 -o json | jq ".coverage.is_active_today"',
+      ) + '\nExit: 0 completed, 3 --fail-inactive and not active/success, 5 unknown id, 124 timed out, 130 Ctrl-C;\nseveral ids give the worst of them.\n',
+    )
+    .action(action(run));
+}
+
+export interface WatchFlags {
+  interval?: string;
+  timeout?: string;
+  failInactive?: boolean;
+}
+
+export function parseSeconds(raw: string | undefined, flag: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) {
+    throw new UsageError(`Invalid ${flag} "${raw}": give a number of seconds above 0 (at most 86400).`);
+  }
+  return n;
+}
+
+export async function run(opts: WatchFlags & { args: string[] }, ctx: Context): Promise<void> {
+  const { parseId } = await import('./get.js');
+  const ids = [...new Set(opts.args.map((a) => parseId(a)))];
+  if (ids.length === 0) throw new UsageError('Give at least one check id.');
+  const flags = { intervalSec: parseSeconds(opts.interval, '--interval', 10), timeoutSec: parseSeconds(opts.timeout, '--timeout', 300), failInactive: Boolean(opts.failInactive) };
+  const client = await ctx.client();
+  await watchChecks(ctx, client, ids, flags);
+}
+
+export interface WatchSettings {
+  intervalSec: number;
+  timeoutSec: number;
+  failInactive: boolean;
+  /** Print only the ids (check -q --wait). */
+  idsOnly?: boolean;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** Watches checks to completion and prints the result; throws the worst outcome's error. */
+export async function watchChecks(ctx: Context, client: HttpClient, ids: number[], s: WatchSettings): Promise<void> {
+  const { getEligibility } = await import('../../api/eligibility.js');
+  const { watchAll, realClock, DEFAULT_BACKOFF } = await import('../../eligibility/backoff.js');
+  const { verdictFor, worstExit } = await import('../../eligibility/verdict.js');
+  const raws = new Map<number, unknown>();
+
+  // Live status line: only when stderr is a terminal and not -q.
+  const live = ctx.io.isStderrTTY && !ctx.globals.quiet;
+  let statusText = `waiting for ${ids.length === 1 ? `check ${ids[0]}` : `${ids.length} checks`}`;
+  let frame = 0;
+  const started = Date.now();
+  const draw = () => {
+    const secs = Math.round((Date.now() - started) / 1000);
+    ctx.io.err(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${statusText} · ${secs}s`);
+  };
+  const timer = live ? setInterval(draw, 120) : undefined;
+  if (live) draw();
+  const clear = () => {
+    if (timer) clearInterval(timer);
+    if (live) ctx.io.err('\r\x1b[2K');
+  };
+
+  let outcome;
+  try {
+    outcome = await watchAll<EligibilityCheck>({
+      ids,
+      clock: realClock,
+      signal: ctx.signal,
+      timeoutMs: s.timeoutSec * 1000,
+      backoff: { ...DEFAULT_BACKOFF, maxMs: s.intervalSec * 1000 },
+      poll: async (id) => {
+        try {
+          const { check, raw } = await getEligibility(client, id);
+          raws.set(id, raw);
+          return check.status === 'completed' ? { done: true, value: check } : { done: false, status: check.status };
+        } catch (error) {
+          if (ctx.signal.aborted) throw new InterruptedError();
+          // An unknown id ends that id's watch (exit 5); anything else ends the run.
+          if (error instanceof ApiError && error.status === 404) return { failed: true, error };
+          throw error;
+        }
+      },
+      onRound: (states) => {
+        const counts = new Map<string, number>();
+        for (const st of states.values()) {
+          const k = st.kind === 'pending' ? st.status : st.kind === 'done' ? 'completed' : 'not found';
+          counts.set(k, (counts.get(k) ?? 0) + 1);
+        }
+        statusText =
+          ids.length === 1
+            ? `check ${ids[0]}: ${[...counts.keys()][0]}`
+            : `${ids.length} checks: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}`;
+      },
+    });
+  } catch (err) {
+    clear();
+    if (ctx.signal.aborted) throw new InterruptedError();
+    throw err;
+  }
+  clear();
+
+  // Results: the completed (or last seen) record of every id.
+  const records: EligibilityCheck[] = [];
+  const codes: number[] = [];
+  const reasons: string[] = [];
+  const pendingIds: number[] = [];
+  for (const id of ids) {
+    const st = outcome.states.get(id)!;
+    if (st.kind === 'done') {
+      records.push(st.value);
+      const v = verdictFor(st.value, s.failInactive);
+      codes.push(v.code);
+      if (v.reason) reasons.push(v.reason);
+    } else if (st.kind === 'failed') {
+      codes.push((st.error as CliError).exitCode ?? 1);
+      reasons.push(`check ${id} was not found`);
+    } else {
+      pendingIds.push(id);
+      codes.push(124);
+      const raw = raws.get(id);
+      const rec = Array.isArray(raw) ? raw[0] : raw;
+      if (rec && typeof rec === 'object') records.push(rec as EligibilityCheck);
+    }
+  }
+
+  if (s.idsOnly || (ctx.globals.quiet && !ctx.globals.formatExplicit)) {
+    for (const id of ids) ctx.io.out(`${id}\n`);
+  } else if (ids.length === 1 && records.length === 1) {
+    const { writeCheck } = await import('../../eligibility/render.js');
+    await writeCheck(ctx, records[0]!, raws.get(ids[0]!) ?? records[0]);
+  } else if (records.length > 0) {
+    const { writeChecks } = await import('../../eligibility/render.js');
+    await writeChecks(ctx, records, records);
+  }
+
+  const worst = worstExit(codes);
+  if (worst === 0) return;
+  if (worst === 124) {
+    throw new WaitTimeoutError(
+      `Gave up after ${s.timeoutSec}s: ${pendingIds.length === 1 ? `check ${pendingIds[0]} is` : `checks ${pendingIds.join(', ')} are`} not completed yet.`,
+      { hint: `Watch again later: outreach eligibility watch ${pendingIds.join(' ')}` },
+    );
+  }
+  if (worst === 3) throw new ValidationError(reasons.join('; ') + '.');
+  const failed = [...outcome.states].find(([, st]) => st.kind === 'failed');
+  if (failed && failed[1].kind === 'failed' && failed[1].error instanceof CliError) throw failed[1].error;
+  throw new CliError(reasons.join('; ') || 'watch failed', worst);
+}
