@@ -30,6 +30,7 @@ if (process.argv[2] === '--serve') {
     startToFirstAnswerMs: tFirst - tImported,
   });
   process.on('message', async (m) => {
+    if (m === 'cpu') process.send({ cpu: process.cpuUsage() });
     if (m === 'stop') {
       await sbx.close();
       process.exit(0);
@@ -86,12 +87,21 @@ if (process.argv[2] === '--serve') {
       );
     });
 
+  // Server CPU per request: a second view that does not depend on how busy the machine is
+  // (autocannon shares the cores with the server).
+  const serverCpu = () =>
+    new Promise((resolve) => {
+      child.once('message', (m) => resolve(m.cpu.user + m.cpu.system));
+      child.send('cpu');
+    });
   const results = [];
   for (const c of cases) {
     await run(c, 1); // warm-up
+    const cpuBefore = await serverCpu();
     const r = await run(c, SECONDS);
+    const cpuUs = ((await serverCpu()) - cpuBefore) / r.requests.total;
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${c.name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    results.push({ name: c.name, rps: r.requests.average, p99: r.latency.p99, kbPerReq: r.throughput.average / r.requests.average / 1024 });
+    results.push({ name: c.name, rps: r.requests.average, p99: r.latency.p99, kbPerReq: r.throughput.average / r.requests.average / 1024, cpuUs });
   }
   child.send('stop');
 
@@ -100,7 +110,8 @@ if (process.argv[2] === '--serve') {
   for (const r of results) {
     console.log(
       `  ${r.name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(4)} ms  ` +
-        `${r.kbPerReq.toFixed(1).padStart(6)} KiB/answer  ratio to health ${(r.rps / base).toFixed(2)}`,
+        `${r.kbPerReq.toFixed(1).padStart(6)} KiB/answer  server ${r.cpuUs.toFixed(0).padStart(4)} µs CPU/req  ` +
+        `ratio to health ${(r.rps / base).toFixed(2)} (by CPU ${(results[0].cpuUs / r.cpuUs).toFixed(2)})`,
     );
   }
   console.log(`  import of the sandbox module           ${info.importMs.toFixed(0)} ms`);

@@ -9,25 +9,27 @@ export interface CallFilter {
 }
 
 export function callStore(db: Db) {
-  // SQLite joins the documents itself: one value crosses into JS instead of one row per call.
+  // SQLite joins the documents itself and hands them over as bytes (a BLOB arrives as a Buffer):
+  // one value crosses into JS instead of one row per call, and nothing is decoded and re-encoded.
   const list = prep(
     db,
-    `SELECT '[' || COALESCE(group_concat(doc, ','), '') || ']' FROM (
+    `SELECT CAST('[' || COALESCE(group_concat(doc, ','), '') || ']' AS BLOB) FROM (
        SELECT doc FROM calls WHERE organization_id = ?1
          AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at <= ?3)
        ORDER BY created_at DESC, id DESC LIMIT ?4)`,
     true,
   );
-  const get = prep(db, 'SELECT doc FROM calls WHERE id = ? AND organization_id = ?', true);
+  const get = prep(db, 'SELECT CAST(doc AS BLOB) FROM calls WHERE id = ? AND organization_id = ?', true);
   const del = prep(db, 'DELETE FROM calls WHERE id = ? AND organization_id = ?');
   const insert = prep(db, 'INSERT INTO calls (organization_id, created_at, doc) VALUES (?, ?, ?)');
   const setDoc = prep(db, 'UPDATE calls SET doc = ? WHERE id = ?');
   return {
-    /** JSON text of the array of calls. */
-    listJson(orgId: number, f: CallFilter): string {
-      return list.get(orgId, f.createdAtGe ?? null, f.createdAtLe ?? null, f.limit) as string;
+    /** The JSON array of calls, UTF-8 encoded. */
+    listJson(orgId: number, f: CallFilter): Buffer {
+      return list.get(orgId, f.createdAtGe ?? null, f.createdAtLe ?? null, f.limit) as Buffer;
     },
-    getJson: (orgId: number, id: number) => get.get(id, orgId) as string | undefined,
+    /** One call as UTF-8 JSON, or undefined. */
+    getJson: (orgId: number, id: number) => get.get(id, orgId) as Buffer | undefined,
     delete: (orgId: number, id: number) => del.run(id, orgId).changes > 0,
     insert(orgId: number, call: Omit<Call, 'id'> & { created_at: string }): number {
       const id = Number(insert.run(orgId, call.created_at, '{}').lastInsertRowid);
