@@ -109,7 +109,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     }
     const invalid = rows.filter((r) => r.result === 'invalid');
     if (invalid.length > 0 && !ctx.globals.quiet) {
-      const lines = invalid.slice(0, 50).flatMap((r) => r.problems.map((p) => `  line ${String(r.line).padEnd(6)} ${FIELDS[p.field].path.padEnd(28)} ${p.message}`));
+      const lines = invalid.slice(0, 50).flatMap((r) => r.problems.map((p) => `  ${String(r.line).padEnd(11)} ${FIELDS[p.field].path.padEnd(28)} ${p.message}`));
       ctx.io.err(`${invalid.length} of ${rows.length} rows are not valid and will not be sent:\n  ${'LINE'.padEnd(11)} ${'FIELD'.padEnd(28)} PROBLEM\n${lines.join('\n')}\n${invalid.length > 50 ? `  … and ${invalid.length - 50} more (see --out)\n` : ''}`);
     }
 
