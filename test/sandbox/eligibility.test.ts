@@ -164,7 +164,8 @@ describe('eligibility (delayed, queued)', () => {
   });
 
   it('queues checks beyond 20 in progress per organisation and completes them all', async () => {
-    const sbx = await sandbox({ eligibilityDelayMs: 300 });
+    // Long enough for all 22 submissions to land before the first completes, even on a busy machine.
+    const sbx = await sandbox({ eligibilityDelayMs: 1500 });
     try {
       const c = client(sbx);
       const answers = [];
@@ -173,7 +174,7 @@ describe('eligibility (delayed, queued)', () => {
       expect(answers.slice(20).map((a) => a.status)).toEqual(['queued', 'queued']);
       // Another organisation is not held up by this one.
       expect((await org2(sbx)('POST', '/eligibility', validEligibility())).body.status).toBe('in-progress');
-      await waitFor(async () => (await c('GET', '/eligibility?status=completed')).body.length === 22, 8000);
+      await waitFor(async () => (await c('GET', '/eligibility?status=completed')).body.length === 22, 15_000, 100);
     } finally {
       await sbx.close();
     }
