@@ -146,7 +146,7 @@ describe('eligibility (instant completion)', () => {
 
 describe('eligibility (delayed, queued)', () => {
   it('goes in-progress, then completed after the delay divided by speed', async () => {
-    const sbx = await sandbox({ eligibilityDelayMs: 4000, speed: 20 }); // 200 ms
+    const sbx = await sandbox({ eligibilityDelayMs: 20_000, speed: 20 }); // 1 s
     try {
       const c = client(sbx);
       const r = await c('POST', '/eligibility', validEligibility());
