@@ -21,6 +21,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'tools', summary: 'Update the tools (functions) assistants can call', aliases: ['tool'], load: () => import('./tools/index.js') },
   { name: 'phone-numbers', summary: 'List the phone numbers of the organisation', aliases: ['numbers'], load: () => import('./phone-numbers/index.js') },
   { name: 'eligibility', summary: 'Insurance eligibility checks: check (one or a CSV), list, get, watch, payers', aliases: ['elig'], load: () => import('./eligibility/index.js') },
+  { name: 'sequences', summary: 'Batch-upload patients from CSV; list, show, update sequences and their metrics', load: () => import('./sequences/index.js') },
+  { name: 'definitions', summary: 'Sequence definitions: list, show (the inputs a CSV needs), update', load: () => import('./definitions/index.js') },
   { name: 'sandbox', summary: 'Run the local sandbox service (the whole API, in SQLite) until Ctrl-C', load: () => import('./sandbox.js') },
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];

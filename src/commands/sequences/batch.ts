@@ -1,0 +1,121 @@
+import { Option, type Command } from 'commander';
+import { action, examples } from '../../command.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+export function register(parent: Command): void {
+  parent
+    .command('batch')
+    .description(
+      'Create sequences from a patient CSV (the main job): local checks with line numbers, a validate_only pass,\n' +
+        'a confirmation, then chunks of 100, each journalled so an interrupted run can be resumed safely',
+    )
+    .argument('<file.csv>', 'patient file (CSV; , ; or tab; UTF-8 or Windows-1252)')
+    .option('--definition <id>', 'sequence definition the rows are for (outreach definitions list)')
+    .option('--validate-only', 'check every row with the service (validate_only) and create nothing; exit 3 if any row is invalid')
+    .option('--dry-run', 'local checks only: no validate_only requests, nothing created (with --definition-file: no request at all)')
+    .option('--definition-file <file>', 'read the definition from a JSON file (as printed by `definitions get <id> -o json`) instead of the service')
+    .option('--next-activity <iso>', 'when the first activity is scheduled (ISO 8601 date-time); default now')
+    .option('--map <COLUMN=field>', 'feed a column to a field (repeatable); COLUMN=- ignores a column', collect, [])
+    .option('--country <code>', 'country of phone numbers written without +country', 'US')
+    .option('--delimiter <char>', 'field delimiter (",", ";", "tab"); detected by default')
+    .option('--out <results.csv>', 'write every input row with its line, status, sequence_id and messages (.csv or .ndjson)')
+    .option('--skip-invalid', 'create the valid rows even when some rows are invalid (they are reported and skipped)')
+    .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
+    .option('--resume', 'continue a stopped run from its journal; rows whose creation is unknown are checked first, none is sent twice')
+    .addOption(new Option('--journal <file>', 'journal path (default: <out or file>.journal.ndjson)').hideHelp())
+    .addHelpText(
+      'after',
+      examples(
+        'outreach sequences batch patients.csv --definition 1 --validate-only',
+        'outreach sequences batch patients.csv --definition 1 --out results.csv',
+        'outreach sequences batch patients.csv --definition 1 --yes --out results.csv   # cron: no prompt',
+        'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume',
+        'outreach sequences batch export.csv --definition 2 --map "Cell=phoneNumber" --map "Visit=visitDate" --validate-only',
+        'outreach definitions get 1 -o json > def1.json && outreach sequences batch big.csv --dry-run --definition-file def1.json',
+      ) +
+        '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after it is sent: CSV line numbers,\n' +
+        'sequence ids and salted hashes of the phone numbers (no names, no numbers in clear). It is locked while a run\n' +
+        'uses it; a second run on the same journal exits 2. Exit codes: 0 done, 2 usage/cancelled/locked, 3 invalid rows,\n' +
+        '7 stopped part-way (the message gives the --resume command), 130 interrupted (journal intact).\n',
+    )
+    .action(action(run));
+}
+
+interface Opts {
+  args: string[];
+  definition?: string;
+  validateOnly?: boolean;
+  dryRun?: boolean;
+  definitionFile?: string;
+  nextActivity?: string;
+  map: string[];
+  country: string;
+  delimiter?: string;
+  out?: string;
+  skipInvalid?: boolean;
+  yes?: boolean;
+  resume?: boolean;
+  journal?: string;
+}
+
+export function parseDefinitionId(raw: string | undefined, flag = '--definition'): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} "${raw}" is not a definition id (a positive integer).`);
+  return Number(raw);
+}
+
+export async function run(opts: Opts, ctx: Context): Promise<void> {
+  const file = opts.args[0];
+  if (!file) throw new UsageError('Missing the CSV file: outreach sequences batch <file.csv> --definition <id>.');
+  if (opts.validateOnly && opts.dryRun) throw new UsageError('--validate-only and --dry-run disagree: --dry-run sends nothing, --validate-only asks the service.');
+  if (opts.resume && (opts.validateOnly || opts.dryRun)) throw new UsageError('--resume continues a create run; it cannot be combined with --validate-only or --dry-run.');
+  let delimiter = opts.delimiter;
+  if (delimiter !== undefined) {
+    if (/^(tab|\\t)$/i.test(delimiter)) delimiter = '\t';
+    if (delimiter.length !== 1) throw new UsageError(`--delimiter "${opts.delimiter}" must be one character (or "tab").`);
+  }
+  let nextActivity: string | undefined;
+  if (opts.nextActivity !== undefined) {
+    const t = Date.parse(opts.nextActivity);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(opts.nextActivity) || Number.isNaN(t)) {
+      throw new UsageError(`--next-activity "${opts.nextActivity}" is not an ISO 8601 date-time (e.g. 2030-05-17T09:00:00-07:00).`);
+    }
+    nextActivity = new Date(t).toISOString();
+  }
+  if (opts.out) {
+    const { resultsFormatFor, ResultsFileError } = await import('../../csv/results.js');
+    try {
+      resultsFormatFor(opts.out);
+    } catch (err) {
+      if (err instanceof ResultsFileError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  const definition = parseDefinitionId(opts.definition);
+  if (definition === undefined && !opts.resume && !(opts.dryRun && opts.definitionFile)) {
+    throw new UsageError('Missing --definition <id>: which sequence definition the rows are for (see `outreach definitions list`).');
+  }
+  const { runBatch } = await import('../../batch/runner.js');
+  await runBatch(
+    {
+      file,
+      definition,
+      definitionFile: opts.definitionFile,
+      validateOnly: Boolean(opts.validateOnly),
+      dryRun: Boolean(opts.dryRun),
+      nextActivity,
+      map: opts.map ?? [],
+      country: (opts.country ?? 'US').toUpperCase(),
+      delimiter,
+      out: opts.out,
+      skipInvalid: Boolean(opts.skipInvalid),
+      yes: Boolean(opts.yes),
+      resume: Boolean(opts.resume),
+      journal: opts.journal,
+    },
+    ctx,
+  );
+}

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import * as batch from './batch.js';
+import * as get from './get.js';
+import * as list from './list.js';
+import * as metrics from './metrics.js';
+import * as update from './update.js';
+
+export function register(program: Command): void {
+  const seq = program.command('sequences').description('Outreach sequences: batch upload from CSV, list, get, update, metrics');
+  batch.register(seq);
+  list.register(seq);
+  get.register(seq);
+  update.register(seq);
+  metrics.register(seq);
+}
