@@ -51,8 +51,11 @@ export class Pacer {
   /** The service refused (429/503): slow everyone down. */
   refused(retryAfterMs?: number): void {
     this.throttled++;
-    this.refusalsInRow++;
     this.successes = 0;
+    // Refusals of requests that were already in flight when the run paused are the same event:
+    // they do not escalate again.
+    if (this.clock.now() < this.pausedUntil && retryAfterMs === undefined) return;
+    this.refusalsInRow++;
     this.gapMs = Math.min(this.opts.maxGapMs, Math.max(this.opts.minGapMs, this.gapMs * 2));
     const pause =
       retryAfterMs !== undefined

@@ -153,14 +153,19 @@ describe('shared pacing', () => {
     await pacer.acquire();
     expect(clock.t - t0).toBe(525); // then starts are spaced by the gap
     pacer.refused();
-    pacer.refused();
-    expect(pacer.currentGapMs).toBe(100);
+    pacer.refused(); // a second in-flight request refused during the same pause: no further escalation
+    expect(pacer.currentGapMs).toBe(50);
     const t1 = clock.t;
     await pacer.acquire();
-    expect(clock.t - t1).toBe(2000); // third refusal without a success between: 4x the base pause
+    expect(clock.t - t1).toBe(1000); // second refusal without a success between: 2x the base pause
+    pacer.refused();
+    expect(pacer.currentGapMs).toBe(100);
+    const t2 = clock.t;
+    await pacer.acquire();
+    expect(clock.t - t2).toBe(2000);
     for (let i = 0; i < 12; i++) pacer.succeeded();
     expect(pacer.currentGapMs).toBe(0);
-    expect(pacer.throttled).toBe(3);
+    expect(pacer.throttled).toBe(4);
   });
 
   it('honours an explicit retry-after', async () => {
