@@ -126,9 +126,15 @@ function scrub(text: string, secret: string | undefined): string {
   return secret ? text.split(secret).join('***') : text;
 }
 
+/** A copy of a JSON value with the secret replaced in every string (keys included). */
 function scrubValue(value: unknown, secret: string | undefined): unknown {
-  if (!secret || value === undefined) return value;
-  return JSON.parse(scrub(JSON.stringify(value), secret));
+  if (!secret) return value;
+  if (typeof value === 'string') return scrub(value, secret);
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secret));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k, secret), scrubValue(v, secret)]));
+  }
+  return value;
 }
 
 /**
