@@ -617,6 +617,7 @@ async function settleUnknown(
   ctx.info(`Settling ${wanted.size} rows whose creation is unknown (chunk${state.unknownChunks.length > 1 ? 's' : ''} ${state.unknownChunks.map((c) => c.chunk).join(', ')}) against the service's sequences...`);
   const all = (await listSequences(client, { sequenceDefinitionId: definitionId, limit: LIST_LIMIT })).items.map(readListed);
   const proof = coversWindow(all, LIST_LIMIT, sinceMs);
+  if (!proof.ok && proof.undated) throw refuse(o, journalPath, state.unknownChunks[0]!.chunk, proof.reason);
   const journal = await JournalWriter.open(journalPath);
   try {
     for (const c of state.unknownChunks) {

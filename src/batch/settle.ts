@@ -33,7 +33,8 @@ export function readListed(s: SequenceRecord): ListedSequence {
   };
 }
 
-export type Proof = { ok: true } | { ok: false; reason: string };
+/** `undated`: the list cannot prove anything at all (asking otherwise will not help). */
+export type Proof = { ok: true } | { ok: false; reason: string; undated?: boolean };
 
 /**
  * Does a listing of `items` (asked with `limit`) show every sequence created since `sinceMs`?
@@ -43,7 +44,7 @@ export type Proof = { ok: true } | { ok: false; reason: string };
 export function coversWindow(items: readonly ListedSequence[], limit: number, sinceMs: number): Proof {
   const undated = items.filter((i) => i.createdAt === undefined).length;
   if (undated > 0) {
-    return { ok: false, reason: `the service's sequence list gives no created_at for ${undated} sequence(s), so what was created during this run cannot be told apart` };
+    return { ok: false, reason: `the service's sequence list gives no created_at for ${undated} sequence(s), so what was created during this run cannot be told apart`, undated: true };
   }
   if (items.length < Math.min(limit, 100)) return { ok: true };
   let newestFirst = true;
