@@ -6,7 +6,8 @@
 // by customer_patient_id. A re-run skips accepted rows; a row whose fate is unknown (sent, no
 // answer) is looked up on the service by its patient id before it is sent again. A lock file
 // (`<csv>.outreach-eligibility.lock`) stops two runs on the same file from submitting at once.
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
 import { ApiError, AuthError, NetworkError, UnknownOutcomeError } from '../errors.js';
 import type { Clock } from './backoff.js';
@@ -89,16 +90,24 @@ export async function readJournal(path: string): Promise<JournalState> {
 }
 
 export class Journal {
-  private constructor(private readonly fh: FileHandle) {}
+  private constructor(private readonly fd: number) {}
   static async open(path: string): Promise<Journal> {
-    return new Journal(await open(path, 'a', 0o600));
+    return new Journal(openSync(path, 'a', 0o600));
   }
+  /**
+   * One line, written synchronously (O_APPEND): it is in the file before the request it announces
+   * leaves, and a small synchronous write is cheaper than a thread-pool round trip.
+   */
   async append(entry: Record<string, unknown>): Promise<void> {
-    await this.fh.write(JSON.stringify(entry) + '\n');
+    writeSync(this.fd, JSON.stringify(entry) + '\n');
   }
   async close(): Promise<void> {
-    await this.fh.sync().catch(() => undefined);
-    await this.fh.close();
+    try {
+      fsyncSync(this.fd);
+    } catch {
+      /* best effort */
+    }
+    closeSync(this.fd);
   }
 }
 
