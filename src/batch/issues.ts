@@ -75,8 +75,10 @@ export function scrub(message: string, row: BatchRow): string {
   for (const v of Object.values(row)) {
     if (typeof v !== 'string' || v.length < 3) continue;
     if (out.includes(v)) out = out.split(v).join('…');
-    const digits = v.startsWith('+') ? v.slice(1) : undefined;
-    if (digits && digits.length >= 7 && out.includes(digits)) out = out.split(digits).join('…');
+    if (/^\+\d{7,}$/.test(v)) {
+      // The number without +, and its national part (last 10 digits), as a service may echo either.
+      for (const d of [v.slice(1), v.slice(-10)]) if (out.includes(d)) out = out.split(d).join('…');
+    }
   }
   return out;
 }

@@ -305,6 +305,34 @@ describe('interrupted create and --resume', () => {
   });
 });
 
+describe('Ctrl-C during a create', () => {
+  it('exits 130 with the journal intact; --resume settles the cut-off chunk and finishes without duplicates', async () => {
+    const file = makeFile(250);
+    const out = join(tmp.dir, 'results.csv');
+    const proxy = await startProxy(sbx.baseUrl, { delayCreateMs: 800 });
+    try {
+      const child = spawn(process.execPath, [BIN, 'sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], {
+        env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }),
+        cwd: ROOT,
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      for (let i = 0; i < 300 && proxy.creates() < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      const code = await new Promise((r) => child.on('close', r));
+      expect(code, stderr).toBe(130);
+      expect(stderr).toContain('--resume');
+      const results = journalOf(`${out}.journal.ndjson`).filter((j) => j.type === 'result');
+      expect(results.map((j) => [j.chunk, j.outcome])).toEqual([[1, 'created'], [2, 'unknown']]);
+    } finally {
+      await proxy.close();
+    }
+    const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir) });
+    expect(resume.code, resume.stderr).toBe(0);
+    await expectEachPhoneOnce(file, 250);
+  });
+});
+
 describe('the journal lock', () => {
   it('a second run on the same journal while the first runs is refused (exit 2); a dead run’s lock is recovered', async () => {
     const file = makeFile(250);
