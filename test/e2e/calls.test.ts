@@ -249,10 +249,14 @@ describe('calls delete', () => {
   });
 
   it('on a terminal: lists what will be deleted and asks once; "n" deletes nothing, "y" deletes', async () => {
-    const out = `${tmp.dir}/del.out`;
-    const cmd = (ids: string) =>
+    const { readFileSync, existsSync } = await import('node:fs');
+    const exitOf = async (file: string) => {
+      for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+      return readFileSync(file, 'utf8').trim();
+    };
+    const cmd = (ids: string, out: string) =>
       `env -i PATH="$PATH" TZ=UTC NO_COLOR=1 OUTREACH_CONFIG_DIR=${tmp.dir} OUTREACH_API_KEY=${sbx.key} OUTREACH_BASE_URL=${sbx.baseUrl} timeout --foreground 30 ${process.execPath} ${BIN} calls delete ${ids}; echo EXIT=$? > ${out}; sleep 30`;
-    const no = await tmuxSession(`calls-del-n-${process.pid}`, cmd('18 19 99997'));
+    const no = await tmuxSession(`calls-del-n-${process.pid}`, cmd('18 19 99997', `${tmp.dir}/no.out`));
     try {
       const screen = await no.waitFor(/Delete these 2 calls\?/);
       expect(screen).toContain('These 2 calls will be deleted permanently:');
@@ -261,21 +265,20 @@ describe('calls delete', () => {
       expect(screen).toContain('Not found (skipped): 99997');
       no.send('n', 'Enter');
       await no.waitFor(/Nothing deleted/);
+      expect(await exitOf(`${tmp.dir}/no.out`)).toBe('EXIT=5'); // the unknown id is still reported
     } finally {
       no.kill();
     }
     expect((await sandboxRequest(sbx, 'GET', '/call/18')).status).toBe(200);
     expect((await sandboxRequest(sbx, 'GET', '/call/19')).status).toBe(200);
 
-    const yes = await tmuxSession(`calls-del-y-${process.pid}`, cmd('18 19'));
+    const yes = await tmuxSession(`calls-del-y-${process.pid}`, cmd('18 19', `${tmp.dir}/yes.out`));
     try {
       await yes.waitFor(/Delete these 2 calls\?/);
       yes.send('y', 'Enter');
       const screen = await yes.waitFor(/call 19 deleted/);
       expect(screen).toContain('✓ call 18 deleted');
-      const { readFileSync, existsSync } = await import('node:fs');
-      for (let i = 0; i < 50 && !existsSync(out); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(readFileSync(out, 'utf8').trim()).toBe('EXIT=0');
+      expect(await exitOf(`${tmp.dir}/yes.out`)).toBe('EXIT=0');
     } finally {
       yes.kill();
     }
