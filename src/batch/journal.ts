@@ -24,6 +24,8 @@ export interface BeginRecord {
   csv: string;
   salt: string;
   next_activity?: string;
+  /** The run's per-request timeout: a resume waits this long (+5 s) after an unknown chunk was sent. */
+  request_timeout_s?: number;
   /** Hash of the header row: a resume on a different file is refused. */
   headers: string;
 }

@@ -263,6 +263,7 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
         csv: basename(o.file),
         salt,
         next_activity: nextActivity,
+        request_timeout_s: ctx.globals.requestTimeoutSec,
         headers: hdrHash,
       };
       await journal.append(begin);
@@ -613,6 +614,22 @@ async function settleUnknown(
   }
   if (phones.size !== wanted.size) throw new UsageError(`${o.file} has fewer rows than when the journal ${journalPath} was written; resume with the same file.`);
 
+  // A request cut off on our side may still be on its way (a proxy, a queue): absence is only
+  // trusted once no request of those chunks can plausibly still arrive — the run's request
+  // timeout plus 5 s after it was sent.
+  const quietMs = ((begin.request_timeout_s ?? 30) + 5) * 1000;
+  const readyAt = Math.max(...state.unknownChunks.map((c) => Date.parse(c.at) + quietMs));
+  const wait = readyAt - ctx.now().getTime();
+  if (wait > 0) {
+    ctx.info(`Waiting ${Math.ceil(wait / 1000)} s before checking: a request sent ${Math.round(quietMs / 1000)} s ago or less may still reach the service.`);
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(resolve, wait);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        reject(new InterruptedError('Interrupted before the unknown rows were checked; nothing was sent.'));
+      }, { once: true });
+    });
+  }
   const { listSequences } = await import('../api/sequences.js');
   ctx.info(`Settling ${wanted.size} rows whose creation is unknown (chunk${state.unknownChunks.length > 1 ? 's' : ''} ${state.unknownChunks.map((c) => c.chunk).join(', ')}) against the service's sequences...`);
   const all = (await listSequences(client, { sequenceDefinitionId: definitionId, limit: LIST_LIMIT })).items.map(readListed);

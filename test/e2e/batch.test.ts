@@ -220,9 +220,10 @@ describe('interrupted create and --resume', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'after' });
     try {
-      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
+      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
       expect(r.code, r.stderr).toBe(7);
       expect(r.stderr).toContain(`To continue: outreach sequences batch ${file} --definition 1 --out ${out} --resume --yes`);
+      expect(r.stderr).toContain('100 rows created, 100 unknown, 50 not sent');
       expect(proxy.creates()).toBe(2); // never retried automatically
     } finally {
       await proxy.close();
@@ -255,7 +256,7 @@ describe('interrupted create and --resume', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'before' });
     try {
-      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
+      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
       expect(r.code, r.stderr).toBe(7);
     } finally {
       await proxy.close();
@@ -273,7 +274,7 @@ describe('interrupted create and --resume', () => {
     const file = makeFile(150);
     const out = join(tmp.dir, 'results.csv');
     const drop = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'before' });
-    const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: drop.url }) });
+    const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: drop.url }) });
     await drop.close();
     expect(r.code).toBe(7);
     const strip = await startProxy(sbx.baseUrl, { stripCreatedAt: true });
@@ -292,7 +293,7 @@ describe('interrupted create and --resume', () => {
     const file = makeFile(150);
     const out = join(tmp.dir, 'results.csv');
     const drop = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'after' });
-    const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: drop.url }) });
+    const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: drop.url }) });
     await drop.close();
     expect(r.code).toBe(7);
     const lines = readFileSync(file, 'utf8').split('\n');
@@ -311,7 +312,7 @@ describe('Ctrl-C during a create', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { delayCreateMs: 800 });
     try {
-      const child = spawn(process.execPath, [BIN, 'sequences', 'batch', file, '--definition', '1', '--yes', '--out', out], {
+      const child = spawn(process.execPath, [BIN, 'sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], {
         env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }),
         cwd: ROOT,
       });
@@ -333,6 +334,8 @@ describe('Ctrl-C during a create', () => {
     } finally {
       await proxy.close();
     }
+    // Resumed at once: the chunk cut off by Ctrl-C is still inside the proxy and reaches the sandbox
+    // ~0.8 s later. The resume must wait it out rather than take "not listed yet" for "absent".
     const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir) });
     expect(resume.code, resume.stderr).toBe(0);
     await expectEachPhoneOnce(file, 250);
