@@ -91,17 +91,20 @@ export class ApiError extends CliError {
   readonly path: string;
   readonly body: unknown;
   readonly requestId?: string;
+  /** The service's Retry-After, in milliseconds, when it sent one (429/503). */
+  readonly retryAfterMs?: number;
 
   constructor(
     message: string,
     exitCode: number,
-    opts: CliErrorOptions & { method: string; path: string; body?: unknown; requestId?: string },
+    opts: CliErrorOptions & { method: string; path: string; body?: unknown; requestId?: string; retryAfterMs?: number },
   ) {
     super(message, exitCode, opts);
     this.method = opts.method;
     this.path = opts.path;
     this.body = opts.body;
     this.requestId = opts.requestId;
+    this.retryAfterMs = opts.retryAfterMs;
   }
 }
 

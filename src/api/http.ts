@@ -1,7 +1,12 @@
 // The one HTTP core: base URL, auth header, per-request timeout, keep-alive, proxy from the
 // environment, the retry policy, and every non-2xx turned into a typed error. It never prints:
 // tracing goes to the `trace` callback (stderr under --debug), already redacted.
-import type { Dispatcher } from 'undici';
+//
+// Transport: Node's built-in fetch (which is undici, bundled in Node: keep-alive by default) unless a
+// proxy is configured, in which case the undici package's EnvHttpProxyAgent is loaded, because
+// Node 20's fetch ignores HTTP(S)_PROXY. Importing the undici package costs about 1.2× a bare node
+// start on this machine against 0.4× for the built-in fetch, and most runs (cron jobs) are one
+// request or a few: see bench/calls-list.mjs.
 import {
   ApiError,
   AuthError,
@@ -46,6 +51,17 @@ export interface RequestOptions {
   onRetry?: (failure: AttemptFailure, attempt: number) => void;
 }
 
+interface WireResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text(): Promise<string>;
+}
+
+type Transport = (
+  url: URL,
+  init: { method: Method; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<WireResponse>;
+
 export interface HttpResponse<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -61,7 +77,8 @@ export class HttpClient {
   readonly baseUrl: string;
   readonly host: string;
   private readonly policy: RetryPolicy;
-  private dispatcher?: Dispatcher;
+  private transport?: Transport;
+  private closeTransport?: () => Promise<void>;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
@@ -73,22 +90,32 @@ export class HttpClient {
     this.random = opts.random ?? Math.random;
   }
 
-  private async getDispatcher(): Promise<Dispatcher> {
-    if (this.dispatcher) return this.dispatcher;
-    const undici = await import('undici');
+  private async getTransport(): Promise<Transport> {
+    if (this.transport) return this.transport;
     const env = process.env;
-    const proxied = Boolean(
-      env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy,
-    );
-    // keep-alive is undici's default; EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY.
-    this.dispatcher = proxied
-      ? new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000 })
-      : new undici.Agent({ keepAliveTimeout: 10_000, connections: 16 });
-    return this.dispatcher;
+    const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+    if (proxied) {
+      const undici = await import('undici');
+      // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; keep-alive is undici's default.
+      const dispatcher = new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000 });
+      this.closeTransport = () => dispatcher.close();
+      this.transport = async (url, init) => {
+        const res = await undici.request(url, { ...init, dispatcher });
+        return { status: res.statusCode, headers: res.headers, text: () => res.body.text() };
+      };
+    } else {
+      this.transport = async (url, init) => {
+        const res = await fetch(url, { ...init, redirect: 'manual' });
+        const headers: WireResponse['headers'] = {};
+        res.headers.forEach((value, key) => (headers[key] = value));
+        return { status: res.status, headers, text: () => res.text() };
+      };
+    }
+    return this.transport;
   }
 
   async close(): Promise<void> {
-    await this.dispatcher?.close().catch(() => undefined);
+    await this.closeTransport?.().catch(() => undefined);
   }
 
   url(path: string, query?: RequestOptions['query']): URL {
@@ -140,7 +167,7 @@ export class HttpClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    const dispatcher = await this.getDispatcher();
+    const transport = await this.getTransport();
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -149,15 +176,14 @@ export class HttpClient {
       let failureError: unknown;
       let status = 0;
       try {
-        const { request } = await import('undici');
         const signal = this.opts.signal
           ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(this.opts.timeoutMs)])
           : AbortSignal.timeout(this.opts.timeoutMs);
-        const res = await request(url, { method, headers, body, dispatcher, signal });
-        status = res.statusCode;
+        const res = await transport(url, { method, headers, body, signal });
+        status = res.status;
         let text: string;
         try {
-          text = await res.body.text();
+          text = await res.text();
         } catch (err) {
           // Headers arrived, the body broke off: the service acted; only safe requests are repeated.
           failure = { kind: 'lost', code: errorCode(err) };
@@ -218,8 +244,12 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 function errorCode(err: unknown): string {
-  const e = err as { code?: string; name?: string; cause?: { code?: string } };
-  return e?.cause?.code ?? e?.code ?? e?.name ?? 'error';
+  const e = err as { code?: unknown; name?: string; cause?: { code?: unknown; name?: string } };
+  // A timeout arrives as the AbortSignal's DOMException (whose numeric `code` means nothing here).
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return e.name;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  if (typeof e?.code === 'string') return e.code;
+  return e?.cause?.name ?? e?.name ?? 'error';
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -328,5 +358,6 @@ export function apiErrorFrom(
     path: url.pathname,
     requestId,
     hint,
+    retryAfterMs: parseRetryAfter(headerValue(headers['retry-after']), Date.now()),
   });
 }
