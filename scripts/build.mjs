@@ -2,14 +2,18 @@
 // heavy modules stay in chunks that load only when it runs), npm dependencies left external so
 // they load from node_modules only when imported.
 import { build } from 'esbuild';
-import { rmSync, readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build into a fresh directory and swap it in at the end, so a process running dist/ meanwhile
+// (a test, a sandbox) never sees it half-written.
+const next = new URL('../dist.next', import.meta.url);
+const dist = new URL('../dist', import.meta.url);
+rmSync(next, { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'src/cli.ts' },
-  outdir: 'dist',
+  outdir: 'dist.next',
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -25,3 +29,6 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
 });
+
+rmSync(dist, { recursive: true, force: true });
+renameSync(next, dist);
