@@ -52,20 +52,44 @@ async function writeTable<T>(ctx: Context, records: T[], columns: Column<T>[]): 
     return;
   }
   const { default: Table } = await import('cli-table3');
+  const texts = records.map((r) => columns.map((c) => humanValue(c.value(r), c.kind)));
+  const colWidths = fitColumns(
+    columns.map((c, i) => Math.max(c.header.length, ...texts.map((t) => longestLine(t[i]!))) + 2),
+    io.columns,
+  );
   const table = new Table({
     head: columns.map((c) => chalk.bold(c.header)),
     style: { head: [], border: [], compact: true },
     chars: borderless,
+    colWidths,
+    wordWrap: true,
+    wrapOnWordBoundary: true,
   });
-  for (const r of records) {
-    table.push(
-      columns.map((c) => {
-        const text = humanValue(c.value(r), c.kind);
-        return c.style && io.color ? c.style(text, r, chalk) : text;
-      }),
-    );
-  }
+  records.forEach((r, row) => {
+    table.push(columns.map((c, i) => (c.style && io.color ? c.style(texts[row]![i]!, r, chalk) : texts[row]![i]!)));
+  });
   io.out(`${table.toString()}\n`);
+}
+
+function longestLine(text: string): number {
+  return Math.max(0, ...text.split('\n').map((l) => l.length));
+}
+
+/**
+ * Column widths that fit the terminal: while the table is too wide, the widest column gives up
+ * space (wrapping its text) down to a floor, so a long message never overflows the line.
+ */
+export function fitColumns(natural: number[], terminalWidth: number, floor = 12): number[] {
+  const widths = [...natural];
+  const separators = 2 * (widths.length - 1);
+  const available = Math.max(terminalWidth - 1, 20);
+  for (;;) {
+    const total = widths.reduce((a, b) => a + b, 0) + separators;
+    if (total <= available) return widths;
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= floor) return widths;
+    widths[widest] = Math.max(floor, widths[widest]! - (total - available));
+  }
 }
 
 export interface Field<T> {
