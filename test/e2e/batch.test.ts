@@ -401,7 +401,8 @@ describe('interactive confirmation (tmux)', () => {
     const envArgs = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
     const file = join(tmp.dir, 'patients.csv'); // the journal goes beside it, not into fixtures/
     writeFileSync(file, readFileSync(join(ROOT, 'fixtures/patients.csv')));
-    const cmd = `cd ${ROOT} && env ${envArgs} timeout --foreground 60 node ${BIN} sequences batch ${file} --definition 1; echo $? > ${codeFile}; sleep 30`;
+    // The tmux server inherits this process's environment: CI=true (set by CI) would forbid prompts.
+    const cmd = `cd ${ROOT} && env -u CI -u OUTREACH_NO_INPUT ${envArgs} timeout --foreground 60 node ${BIN} sequences batch ${file} --definition 1; echo $? > ${codeFile}; sleep 30`;
     execFileSync('tmux', ['-L', name, 'new-session', '-d', '-x', '200', '-y', '50', cmd]);
     try {
       let screen = '';

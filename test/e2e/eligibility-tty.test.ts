@@ -44,7 +44,8 @@ describe('eligibility check on a terminal', () => {
     const exports = Object.entries(env).map(([k, v]) => `export ${k}='${v}'`).join('\n');
     writeFileSync(
       script,
-      `${exports}\ntimeout --foreground 60 ${process.execPath} ${BIN} eligibility check --first-name Ana --patient-id MRN-TTY > ${tmp.dir}/out.txt\necho "EXIT=$?"\nsleep 30\n`,
+      // The tmux server inherits this process's environment: CI=true (set by CI) would forbid prompts.
+      `unset CI OUTREACH_NO_INPUT\n${exports}\ntimeout --foreground 60 ${process.execPath} ${BIN} eligibility check --first-name Ana --patient-id MRN-TTY > ${tmp.dir}/out.txt\necho "EXIT=$?"\nsleep 30\n`,
     );
     tmux('new-session', '-d', '-s', 'e2e', '-x', '160', '-y', '50', `bash ${script}`);
     await waitFor('Last name');
