@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from './db.js';
 import type { EligibilityWorker } from './eligibilityWorker.js';
 import type { Outbox } from './outbox.js';
+import type { OutreachScheduler } from './scheduler.js';
 import type { Stores } from './stores.js';
 
 export interface SandboxContext {
@@ -10,6 +11,8 @@ export interface SandboxContext {
   stores: Stores;
   worker: EligibilityWorker;
   outbox: Outbox;
+  /** Runs created sequences (absent when the scheduler is off). */
+  scheduler?: OutreachScheduler;
   log: (line: string) => void;
   /** False when nobody listens to the log: skips the per-request hook. */
   logRequests: boolean;

@@ -5,6 +5,7 @@ import type { DbConstructor } from './db.js';
 import { openDb } from './db.js';
 import { EligibilityWorker } from './eligibilityWorker.js';
 import { Outbox } from './outbox.js';
+import { OutreachScheduler } from './scheduler.js';
 import { isSeeded, SANDBOX_KEYS, SEED_ORGS, seed } from './seed.js';
 import { buildServer } from './server.js';
 import { createStores } from './stores.js';
@@ -18,8 +19,21 @@ export interface SandboxOptions {
   dbPath?: string;
   /** Makes this organisation 1's only key (instead of its well-known default). */
   apiKey?: string;
-  /** Time acceleration: eligibility delays are divided by it. Default 1. */
+  /** Time acceleration: eligibility delays and outreach waits are divided by it (3600: an hour is a second). Default 1. */
   speed?: number;
+  /**
+   * Run the sequences that batches create (calls, messages, reports). Default false for the library,
+   * so tests that read freshly created sequences see them queued; `outreach sandbox` turns it on.
+   */
+  scheduler?: boolean;
+  /** Longest sleep of the scheduler loop; default 250 ms. */
+  schedulerTickMs?: number;
+  /** The scheduler's clock (tests inject one); default the real clock. */
+  now?: () => Date;
+  /** The organisation's end-of-sequence report URL (POSTed when a sequence ends); none = not sent. */
+  sequenceWebhookUrl?: string;
+  /** Sent as Authorization: Bearer <secret> with end-of-sequence reports. */
+  sequenceWebhookSecret?: string;
   /** Total time from submission to completion of an eligibility check; default 2000; 0 = instant. */
   eligibilityDelayMs?: number;
   /** Webhook outbox backoff base; default 1000. */
@@ -89,13 +103,24 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       delayMs: opts.eligibilityDelayMs ?? 2000,
       speed: opts.speed ?? 1,
     }, log);
-    const app = buildServer({ db, stores, worker, outbox, log, logRequests: opts.log !== undefined });
+    const scheduler = opts.scheduler
+      ? new OutreachScheduler(db, stores, outbox, {
+          speed: opts.speed ?? 1,
+          tickMs: opts.schedulerTickMs ?? 250,
+          now: opts.now ?? (() => new Date()),
+          sequenceWebhookUrl: opts.sequenceWebhookUrl,
+          sequenceWebhookSecret: opts.sequenceWebhookSecret,
+          log,
+        })
+      : undefined;
+    const app = buildServer({ db, stores, worker, outbox, scheduler, log, logRequests: opts.log !== undefined });
     const host = opts.host ?? '127.0.0.1';
     await app.listen({ port: opts.port ?? 4010, host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (opts.port ?? 4010);
     worker.start();
     outbox.start();
+    scheduler?.start();
 
     const organizations = SEED_ORGS.map((o) => ({
       id: o.id,
@@ -114,6 +139,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       close() {
         closing ??= (async () => {
           worker.stop();
+          scheduler?.stop();
           await app.close();
           await outbox.stop();
           db.close();

@@ -147,4 +147,30 @@ CREATE TABLE webhook_outbox (
 CREATE INDEX outbox_due ON webhook_outbox(status, next_attempt_at);
 `,
   },
+  {
+    version: 2,
+    name: 'outreach scheduler',
+    sql: `
+-- Run by the outreach scheduler (src/sandbox/scheduler.ts). due_at: real epoch ms of its next action,
+-- NULL = not run by the scheduler (seeded history, finished sequences). due_sim: outreach time (epoch ms)
+-- of that action, NULL = not claimed yet. active_call_id/call_phase: the call in flight, if any.
+ALTER TABLE sequences ADD COLUMN due_at INTEGER;
+ALTER TABLE sequences ADD COLUMN due_sim INTEGER;
+ALTER TABLE sequences ADD COLUMN active_call_id INTEGER;
+ALTER TABLE sequences ADD COLUMN call_phase TEXT;
+CREATE INDEX sequences_due ON sequences(due_at) WHERE due_at IS NOT NULL;
+-- SMS and email messages sent by sequence steps (messaging_encounter_id in outreach items).
+CREATE TABLE messaging_encounters (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  organization_id INTEGER NOT NULL REFERENCES organizations(id),
+  sequence_id INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  destination TEXT,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
 ];

@@ -92,6 +92,7 @@ export function batchCreator(db: Db, stores: Stores) {
         inputs: r.inputs,
         nextActivity,
         now,
+        runnable: true,
       }),
     }));
   });
@@ -113,6 +114,7 @@ export function sequenceRoutes(app: FastifyInstance, ctx: SandboxContext): void 
     const { errors, warnings, validRows } = validateRows(def, rows);
     const nextActivity = req.body.next_activity_date ? new Date(req.body.next_activity_date).toISOString() : nowIso();
     const created = validate_only || validRows.length === 0 ? [] : createAll(org, def, validRows, nextActivity);
+    if (created.length > 0) ctx.scheduler?.kick();
     const answer: BatchResponse = {
       valid: errors.length === 0,
       total_attempted: rows.length,

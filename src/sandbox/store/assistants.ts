@@ -50,6 +50,16 @@ export function assistantStore(db: Db) {
   );
   const exists = prep(db, 'SELECT 1 FROM assistants WHERE id = ? AND organization_id = ?', true);
   return {
+    /** Where the end-of-call report goes, with the write-only secret (never returned by the API). */
+    webhookTarget(orgId: number, id: number): { url: string; secret: string | null } | undefined {
+      const r = get.get(id, orgId) as Row | undefined;
+      return r?.webhook_url ? { url: r.webhook_url, secret: r.webhook_secret || null } : undefined;
+    },
+    /** The stored row's messages, for the simulated call's transcript. */
+    messages(orgId: number, id: number): { first_message: string | null; voicemail_message: string | null } | undefined {
+      const r = get.get(id, orgId) as Row | undefined;
+      return r && { first_message: r.first_message, voicemail_message: r.voicemail_message };
+    },
     get(orgId: number, id: number): Assistant | undefined {
       const r = get.get(id, orgId) as Row | undefined;
       return r && toWire(r);

@@ -23,6 +23,7 @@ export function callStore(db: Db) {
   const del = prep(db, 'DELETE FROM calls WHERE id = ? AND organization_id = ?');
   const insert = prep(db, 'INSERT INTO calls (organization_id, created_at, doc) VALUES (?, ?, ?)');
   const setDoc = prep(db, 'UPDATE calls SET doc = ? WHERE id = ?');
+  const docById = prep(db, 'SELECT doc FROM calls WHERE id = ?', true);
   return {
     /** The JSON array of calls, UTF-8 encoded. */
     listJson(orgId: number, f: CallFilter): Buffer {
@@ -31,6 +32,15 @@ export function callStore(db: Db) {
     /** One call as UTF-8 JSON, or undefined. */
     getJson: (orgId: number, id: number) => get.get(id, orgId) as Buffer | undefined,
     delete: (orgId: number, id: number) => del.run(id, orgId).changes > 0,
+    /** The stored document of a call (any organisation: for the scheduler), or undefined once deleted. */
+    doc(id: number): Record<string, unknown> | undefined {
+      const text = docById.get(id) as string | undefined;
+      return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+    },
+    /** Replaces a call's document (no-op when the call was deleted). */
+    replace(id: number, doc: Record<string, unknown>): void {
+      setDoc.run(JSON.stringify({ ...doc, id }), id);
+    },
     insert(orgId: number, call: Omit<Call, 'id'> & { created_at: string }): number {
       const id = Number(insert.run(orgId, call.created_at, '{}').lastInsertRowid);
       setDoc.run(JSON.stringify({ id, ...call }), id);

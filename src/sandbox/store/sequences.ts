@@ -80,6 +80,8 @@ export interface NewSequence {
   currentStep?: number;
   wasContactReached?: boolean;
   outreach?: OutreachItem[];
+  /** Run by the outreach scheduler (sequences created by a batch); seeded history is not. */
+  runnable?: boolean;
 }
 
 export interface StepContext {
@@ -148,8 +150,8 @@ export function sequenceStore(db: Db, stepCtx: (orgId: number) => StepContext) {
   const insertPatient = prep(db, 'INSERT INTO patients (organization_id, first_name, last_name, phone_number, created_at) VALUES (?, ?, ?, ?, ?)');
   const insertSeq = prep(db, 
     `INSERT INTO sequences (organization_id, sequence_definition_id, patient_id, status, type, phone_number, current_step,
-       next_activity, ended_reason, outcome, was_contact_reached, is_test_mode, steps, inputs, outreach, created_at, last_updated)
-     VALUES (@org, @def, @patient, @status, @type, @phone, @step, @next, @ended, @outcome, @reached, 1, '[]', @inputs, @outreach, @created, @now)`,
+       next_activity, ended_reason, outcome, was_contact_reached, is_test_mode, steps, inputs, outreach, created_at, last_updated, due_at)
+     VALUES (@org, @def, @patient, @status, @type, @phone, @step, @next, @ended, @outcome, @reached, 1, '[]', @inputs, @outreach, @created, @now, @due)`,
   );
   const setSteps = prep(db, 'UPDATE sequences SET steps = ? WHERE id = ?');
   const get = prep(db, 'SELECT * FROM sequences WHERE id = ? AND organization_id = ?');
@@ -186,6 +188,7 @@ export function sequenceStore(db: Db, stepCtx: (orgId: number) => StepContext) {
           outreach: JSON.stringify(n.outreach ?? []),
           created,
           now: n.now,
+          due: n.runnable ? 0 : null,
         }).lastInsertRowid,
       );
       setSteps.run(JSON.stringify(buildSteps(id, n.definition, n.phone, n.nextActivity, stepCtx(orgId))), id);
