@@ -23,6 +23,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'eligibility', summary: 'Insurance eligibility checks: check (one or a CSV), list, get, watch, payers', aliases: ['elig'], load: () => import('./eligibility/index.js') },
   { name: 'sequences', summary: 'Batch-upload patients from CSV; list, show, update sequences and their metrics', load: () => import('./sequences/index.js') },
   { name: 'definitions', summary: 'Sequence definitions: list, show (the inputs a CSV needs), update', load: () => import('./definitions/index.js') },
+  { name: 'webhooks', summary: 'Receive and show webhooks locally (eligibility results, call and sequence reports)', aliases: ['webhook'], load: () => import('./webhooks/index.js') },
   { name: 'sandbox', summary: 'Run the local sandbox service (the whole API, in SQLite) until Ctrl-C', load: () => import('./sandbox.js') },
   { name: 'completion', summary: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];

@@ -16,6 +16,9 @@ interface Options {
   speed: string;
   eligibilityDelay: string;
   profile?: boolean;
+  scheduler?: boolean;
+  sequenceWebhookUrl?: string;
+  sequenceWebhookSecretEnv?: string;
 }
 
 export function register(program: Command): void {
@@ -30,12 +33,16 @@ export function register(program: Command): void {
     .option('--speed <n>', 'time acceleration for processing (e.g. 3600 turns an hour into a second)', '1')
     .option('--eligibility-delay <ms>', 'time for an eligibility check to complete, before --speed', '2000')
     .option('--no-profile', 'do not store a "sandbox" profile pointing at it')
+    .option('--no-scheduler', 'do not run created sequences (they stay queued)')
+    .option('--sequence-webhook-url <url>', 'POST an end-of-sequence report here when a sequence ends')
+    .option('--sequence-webhook-secret-env <VAR>', 'environment variable holding the secret sent as Authorization: Bearer with those reports')
     .addHelpText(
       'after',
       examples(
         'outreach sandbox',
         'outreach sandbox --port 0 --memory -o json   # for scripts: prints base_url and keys as JSON',
         'outreach sandbox --db ./demo.db --speed 3600',
+        'SEQ_SECRET=s3cret outreach sandbox --speed 3600 --sequence-webhook-url http://127.0.0.1:4011/ --sequence-webhook-secret-env SEQ_SECRET',
       ),
     )
     .action(action(run));
@@ -68,6 +75,16 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     }
   }
 
+  const sequenceWebhookUrl = opts.sequenceWebhookUrl;
+  if (sequenceWebhookUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(sequenceWebhookUrl)) {
+    throw new UsageError(`Invalid --sequence-webhook-url "${sequenceWebhookUrl}": give an http:// or https:// URL.`);
+  }
+  let sequenceWebhookSecret: string | undefined;
+  if (opts.sequenceWebhookSecretEnv !== undefined) {
+    sequenceWebhookSecret = ctx.env[opts.sequenceWebhookSecretEnv]?.trim();
+    if (!sequenceWebhookSecret) throw new UsageError(`--sequence-webhook-secret-env ${opts.sequenceWebhookSecretEnv}: that environment variable is not set or empty.`);
+  }
+
   ctx.handlesInterrupt = true; // shut down cleanly on Ctrl-C instead of exiting mid-write
   const { startSandbox, SandboxUnavailableError } = await import('../sandbox/index.js');
   const chalk = await ctx.io.chalkErr();
@@ -80,6 +97,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       apiKey: opts.apiKey,
       speed,
       eligibilityDelayMs,
+      scheduler: opts.scheduler !== false,
+      sequenceWebhookUrl,
+      sequenceWebhookSecret,
       log: ctx.globals.quiet ? undefined : (line) => ctx.io.err(`${chalk.dim(line)}\n`),
     });
   } catch (err) {

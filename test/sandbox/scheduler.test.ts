@@ -27,10 +27,10 @@ const TUESDAY_10_LA = '2030-06-11T17:00:00.000Z'; // Tuesday 10:00 PDT
 const A_MINUTE_BEFORE = '2030-06-11T16:59:00.000Z'; // the clock starts here, so 10:00 is still ahead
 
 async function finished(c: ReturnType<typeof client>, ids: number[], timeoutMs = 20_000) {
-  return waitFor(async () => {
+  return (await waitFor(async () => {
     const seqs = await Promise.all(ids.map(async (id) => (await c('GET', `/sequence-manager/sequences/${id}?includeMetrics=true`)).body));
     return seqs.every((s) => s.status === 'completed' || s.status === 'failed') ? seqs : undefined;
-  }, timeoutMs, 25);
+  }, timeoutMs, 25)) as any[];
 }
 
 describe('outreach scheduler', () => {

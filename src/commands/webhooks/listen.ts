@@ -1,0 +1,136 @@
+// `outreach webhooks listen`: a local receiver that shows each webhook delivery, checks the bearer
+// secret, and can forward deliveries unchanged to your own server.
+import type { Command } from 'commander';
+import { action, examples } from '../../command.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+
+interface Options {
+  port: string;
+  host: string;
+  secretEnv?: string;
+  forwardTo?: string;
+  args: string[];
+}
+
+export function register(parent: Command): void {
+  parent
+    .command('listen')
+    .description('Receive webhooks on a local port and print each delivery (Ctrl-C to stop)')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '4011')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret-env <VAR>', 'environment variable holding the webhook secret; deliveries without Authorization: Bearer <it> get 401')
+    .option('--forward-to <url>', 'also POST each accepted delivery, unchanged, to this URL and show its answer')
+    .addHelpText(
+      'after',
+      '\nOn a terminal each delivery is one short line (ids, status, outcome, duration; no patient data).\n' +
+        'Piped, or with -o ndjson, each delivery is one JSON line with the body in full.\n' +
+        examples(
+          'outreach webhooks listen',
+          'WEBHOOK_SECRET=s3cret outreach webhooks listen --port 4011 --secret-env WEBHOOK_SECRET',
+          'outreach webhooks listen --forward-to http://localhost:3000/hooks',
+          "outreach webhooks listen -o ndjson | jq 'select(.kind == \"end-of-call\") | .body.call.outcome'",
+          'outreach eligibility check --input req.json --webhook-url http://127.0.0.1:4011/ --webhook-secret-env WEBHOOK_SECRET',
+        ),
+    )
+    .action(action(run));
+}
+
+function parsePort(raw: string): number {
+  const s = raw.trim();
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n > 65535) throw new UsageError(`Invalid --port "${raw}": give a whole number from 0 to 65535 (0 = any free port).`);
+  return n;
+}
+
+function parseForward(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UsageError(`Invalid --forward-to "${raw}": give an http:// or https:// URL.`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`Invalid --forward-to "${raw}": give an http:// or https:// URL.`);
+  return u.toString();
+}
+
+function readSecret(name: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`Invalid --secret-env "${name}": give the name of an environment variable, not the secret.`);
+  const v = env[name];
+  if (v === undefined || v.trim() === '') throw new UsageError(`--secret-env ${name}: the environment variable ${name} is not set or empty.`);
+  return v.trim();
+}
+
+export async function run(opts: Options, ctx: Context): Promise<void> {
+  const port = parsePort(opts.port);
+  const forwardTo = parseForward(opts.forwardTo);
+  const secret = readSecret(opts.secretEnv, ctx.env);
+  const { format, formatExplicit } = ctx.globals;
+  if (format === 'csv' || format === 'tsv') throw new UsageError(`-o ${format} does not suit a stream of deliveries: use -o ndjson (or table on a terminal).`);
+  // Short lines on a terminal (or when asked for a table); one JSON line per delivery otherwise.
+  const human = format === 'table' && (ctx.io.isStdoutTTY || formatExplicit);
+
+  ctx.handlesInterrupt = true; // Ctrl-C closes the server and exits 0
+  const { startListener } = await import('../../webhooks/listener.js');
+  const chalk = await ctx.io.chalk();
+  const chalkErr = await ctx.io.chalkErr();
+  const KIND_COLOUR = { eligibility: chalk.cyan, 'end-of-call': chalk.green, 'end-of-sequence': chalk.magenta, unrecognised: chalk.yellow };
+
+  let listener: Awaited<ReturnType<typeof startListener>>;
+  try {
+    listener = await startListener({
+      port,
+      host: opts.host,
+      secret,
+      forwardTo,
+      onDelivery: (d) => {
+        if (!human) {
+          ctx.io.out(`${JSON.stringify(d)}\n`);
+          return;
+        }
+        const time = d.received_at.slice(11, 19);
+        const colour = KIND_COLOUR[d.kind];
+        const cut = d.summary.indexOf(' ');
+        const kind = cut < 0 ? d.summary : d.summary.slice(0, cut);
+        let line = `${chalk.dim(time)}  ${colour(kind)}${cut < 0 ? '' : d.summary.slice(cut)}`;
+        if (d.kind === 'unrecognised' && d.event) line += `  (event ${d.event})`;
+        if (d.attempt && d.attempt > 1) line += chalk.dim(`  attempt ${d.attempt}`);
+        if (d.forward) {
+          line += d.forward.status !== undefined
+            ? `  → forwarded: ${d.forward.status >= 200 && d.forward.status < 300 ? chalk.green(String(d.forward.status)) : chalk.red(String(d.forward.status))}`
+            : `  → ${chalk.red(`forward failed: ${d.forward.error}`)}`;
+        }
+        ctx.io.out(`${line}\n`);
+      },
+      onRejected: (r) => {
+        const why = r.reason === 'missing' ? 'no Authorization header' : r.reason === 'mismatch' ? 'wrong secret' : 'body over 5 MiB';
+        const status = r.reason === 'too-large' ? 413 : 401;
+        void ctx.warn(`rejected a delivery to ${r.path} from ${r.remote}: ${why} (answered ${status})`);
+      },
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} on ${opts.host} is already in use.`, { hint: 'Pick another with --port (0 = any free port).' });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new UsageError(`Cannot listen on --host ${opts.host} --port ${port} (${code}).`);
+    throw err;
+  }
+
+  // The URL to give the service is essential: printed even with --quiet.
+  ctx.io.err(`Listening for webhooks on ${chalkErr.bold(listener.url)}\n`);
+  ctx.info(
+    (secret ? `Checking Authorization: Bearer <secret from $${opts.secretEnv}>; other deliveries get 401.\n` : 'No --secret-env: every delivery is accepted unchecked.\n') +
+      (forwardTo ? `Forwarding each accepted delivery to ${forwardTo}\n` : '') +
+      'Press Ctrl-C to stop.',
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  await listener.close();
+  ctx.info(`Stopped: ${listener.deliveries} deliver${listener.deliveries === 1 ? 'y' : 'ies'} received, ${listener.rejected} rejected.`);
+}
