@@ -1,0 +1,218 @@
+// `outreach webhooks listen` (the built CLI, spawned) receiving the reports of a sandbox whose
+// scheduler runs a batch at high speed; calls list / sequences metrics showing the outreach.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { sandboxRequest, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+const SECRET = 'whsec-e2e-7f3a91c2';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 30_000, what = 'condition'): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** A spawned `outreach webhooks listen`, with its output collected as it comes. */
+class Listener {
+  stdout = '';
+  stderr = '';
+  code: number | null | undefined;
+  url = '';
+  private child: ChildProcess;
+  private exited: Promise<number | null>;
+
+  constructor(args: string[], env: Record<string, string>) {
+    this.child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (d) => (this.stdout += d));
+    this.child.stderr!.on('data', (d) => (this.stderr += d));
+    this.exited = new Promise((r) => this.child.on('close', (c) => r((this.code = c))));
+  }
+
+  async started(): Promise<string> {
+    const m = await waitFor(() => /Listening for webhooks on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(this.stderr) ?? (this.code !== undefined ? (() => { throw new Error(`listener exited: ${this.stderr}`); })() : null), 20_000, 'the listener URL');
+    this.url = m[1]!;
+    return this.url;
+  }
+
+  lines(): any[] {
+    return this.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+    if (this.code === undefined) this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+/** A plain server standing in for the user's own webhook endpoint (the --forward-to target). */
+async function target(status = 200): Promise<{ url: string; got: { headers: IncomingHttpHeaders; body: Buffer }[]; close(): Promise<void> }> {
+  const got: { headers: IncomingHttpHeaders; body: Buffer }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(status).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    got,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+describe('webhooks listen with a sandbox that runs its outreach', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let listener: Listener;
+  let sbx: TestSandbox;
+  let ids: number[] = [];
+
+  beforeAll(async () => {
+    tmp = tempDir();
+    listener = new Listener(['--secret-env', 'HOOK_SECRET'], { ...baseEnv(tmp.dir), HOOK_SECRET: SECRET });
+    const url = await listener.started();
+    // 10,000,000×: an hour of outreach time is 0.36 ms, a weekend well under a second.
+    sbx = await startTestSandbox({ scheduler: true, speed: 10_000_000, schedulerTickMs: 10, sequenceWebhookUrl: `${url}sequences`, sequenceWebhookSecret: SECRET });
+    expect((await sandboxRequest(sbx, 'PATCH', '/assistant/1', { webhook_url: `${url}calls`, webhook_secret: SECRET })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await listener?.stop();
+    await sbx?.close();
+    tmp?.cleanup();
+  });
+
+  it('receives the end-of-call and end-of-sequence reports of a batch, authenticated', async () => {
+    const rows = ['+14155557010', '+14155557016', '+14155557018'].map((phoneNumber) => ({ phoneNumber, firstName: 'Rosa', lastName: 'Quintero', appointmentDate: '2031-01-15' }));
+    const r = await sandboxRequest<any>(sbx, 'POST', '/sequence-manager/sequences/batch', { sequence_definition_id: 1, rows });
+    expect(r.status).toBe(200);
+    ids = r.data.created.map((c: { sequence_id: number }) => c.sequence_id);
+    expect(ids).toHaveLength(3);
+
+    // 1 call (confirmed) + 1 call (declined) + 2 calls (not reached) and 3 sequence reports.
+    const lines = await waitFor(() => (listener.lines().length >= 7 ? listener.lines() : null), 30_000, '7 deliveries');
+    await sleep(300);
+    expect(listener.lines()).toHaveLength(7);
+    for (const l of lines) expect(l.authenticated).toBe(true);
+    const calls = lines.filter((l) => l.kind === 'end-of-call');
+    const ends = lines.filter((l) => l.kind === 'end-of-sequence');
+    expect(calls).toHaveLength(4);
+    expect(ends).toHaveLength(3);
+    expect(calls.every((l) => l.path === '/calls' && l.event === 'call.ended' && l.body.type === 'end-of-call-report')).toBe(true);
+    expect(calls.map((l) => l.body.call.outcome).sort()).toEqual(['appointment-confirmed', 'declined', 'incomplete', 'incomplete']);
+    const byId = new Map(ends.map((l) => [l.body.id, l.body]));
+    expect(byId.get(ids[0])).toMatchObject({ status: 'completed', outcome_description: expect.any(String) });
+    expect(byId.get(ids[1])).toMatchObject({ status: 'failed' });
+    expect(byId.get(ids[2]).outreach.map((o: any) => o.type)).toEqual(['call', 'sms', 'call']);
+    // The secret never appears in what the listener prints.
+    expect(listener.stdout + listener.stderr).not.toContain(SECRET);
+  });
+
+  it('rejects a wrong secret and a missing header with 401 and a warning, without printing either', async () => {
+    const body = JSON.stringify({ id: 1, status: 'completed', outcome: 'success', coverage: { is_active_today: true, member_id: 'W123' } });
+    const wrong = await fetch(listener.url, { method: 'POST', headers: { authorization: 'Bearer not-the-secret-42', 'content-type': 'application/json' }, body });
+    expect(wrong.status).toBe(401);
+    const missing = await fetch(listener.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(missing.status).toBe(401);
+    await waitFor(() => listener.stderr.includes('no Authorization header'), 10_000, 'the warning');
+    expect(listener.stderr).toMatch(/warning: rejected a delivery to \/ from \S+: wrong secret \(answered 401\)/);
+    expect(listener.stderr).not.toContain('not-the-secret-42');
+    expect(listener.stdout).not.toContain('W123'); // rejected deliveries are not printed
+  });
+
+  it('calls list and sequences metrics show the new outreach', async () => {
+    const env = sbx.env(tmp.dir);
+    const outreach = (await sandboxRequest<any>(sbx, 'GET', '/sequence-manager/sequences/metrics')).data.data.filter((m: any) => ids.includes(m.id));
+    expect(outreach.map((m: any) => m.outreach.length).sort()).toEqual([1, 1, 3]);
+    const callIds = outreach.flatMap((m: any) => m.outreach.filter((o: any) => o.type === 'call').map((o: any) => o.call_record_id));
+    expect(callIds).toHaveLength(4);
+
+    const list = await runCli(['calls', 'list', '-o', 'json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const listed = JSON.parse(list.stdout) as any[];
+    for (const id of callIds) expect(listed.find((c) => c.id === id)).toMatchObject({ call_status: 'ended', call_type: 'outboundPhoneCall' });
+    const table = await runCli(['calls', 'list'], { env });
+    expect(table.stdout).toContain('declined');
+
+    const metrics = await runCli(['sequences', 'metrics', '-o', 'json'], { env });
+    expect(metrics.code, metrics.stderr).toBe(0);
+    const m = JSON.parse(metrics.stdout).data.find((x: any) => x.id === ids[2]);
+    expect(m).toMatchObject({ status: 'failed' });
+    expect(m.outreach.map((o: any) => o.type)).toEqual(['call', 'sms', 'call']);
+
+    const get = await runCli(['sequences', 'get', String(ids[0]), '--metrics'], { env });
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toContain('status\tcompleted');
+    expect(get.stdout).toContain('# Outreach');
+  });
+
+  it('stops cleanly on Ctrl-C with exit 0 and a count', async () => {
+    expect(await listener.stop('SIGINT')).toBe(0);
+    expect(listener.stderr).toMatch(/Stopped: 7 deliveries received, 2 rejected\./);
+  });
+});
+
+describe('webhooks listen on its own', () => {
+  it('prints short summaries without patient data, forwards unchanged and reports the answer; SIGTERM stops it', async () => {
+    const tmp = tempDir();
+    const fwd = await target(202);
+    const l = new Listener(['-o', 'table', '--forward-to', fwd.url, '--secret-env', 'S'], { ...baseEnv(tmp.dir), S: SECRET });
+    try {
+      const url = await l.started();
+      expect(l.stderr).toContain(`Forwarding each accepted delivery to ${fwd.url}`);
+      const check = JSON.stringify([{ id: 41, status: 'completed', outcome: 'success', customer_patient_id: 'P-9', created_at: '2030-01-01T00:00:00Z', coverage: { is_active_today: false, member_id: 'ZX99887766', payer_name: 'Aetna', plan_name: 'Aetna PPO Plan' } }]);
+      const headers = { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json; charset=utf-8', 'x-outreach-event': 'eligibility.completed', 'x-outreach-delivery': '9' };
+      expect((await fetch(url, { method: 'POST', headers, body: check })).status).toBe(200);
+      const call = JSON.stringify({ type: 'end-of-call-report', call: { id: 7, call_status: 'ended', outcome: 'declined', failure_reason: 'declined', duration_ms: 92_000, assistant_id: 1, destination_number: '+14155550123', transcript: 'AI: Am I speaking with Rosa Quintero?' } });
+      expect((await fetch(url, { method: 'POST', headers: { ...headers, 'x-outreach-event': 'call.ended' }, body: call })).status).toBe(200);
+      expect((await fetch(url, { method: 'POST', headers, body: 'hello' })).status).toBe(200);
+      await waitFor(() => l.stdout.trim().split('\n').length >= 3 && fwd.got.length >= 3, 10_000, '3 summaries');
+      const out = l.stdout.trim().split('\n');
+      expect(out.find((x) => x.includes('eligibility'))).toMatch(/eligibility\s+check 41 {2}completed {2}success {2}inactive {2}payer Aetna {2}patient id P-9 {2}→ forwarded: 202/);
+      expect(out.find((x) => x.includes('end-of-call'))).toMatch(/end-of-call\s+call 7 {2}ended {2}declined {2}failure: declined {2}1m32s {2}assistant 1/);
+      expect(out.find((x) => x.includes('unrecognised'))).toContain('unrecognised delivery');
+      for (const secretish of ['ZX99887766', '+14155550123', 'Rosa', 'Quintero', SECRET]) expect(l.stdout + l.stderr).not.toContain(secretish);
+      // Forwarded unchanged: same bytes, content type and Authorization header.
+      const f = fwd.got.find((g) => g.body.toString() === check)!;
+      expect(f.headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(f.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(f.headers['x-outreach-delivery']).toBe('9');
+      expect(fwd.got.map((g) => g.body.toString()).sort()).toEqual([call, check, 'hello'].sort());
+      expect(await l.stop('SIGTERM')).toBe(0);
+    } finally {
+      await l.stop('SIGKILL');
+      await fwd.close();
+      tmp.cleanup();
+    }
+  });
+
+  it('usage errors: an unset --secret-env variable, a bad --forward-to, csv output (exit 2)', async () => {
+    const tmp = tempDir();
+    try {
+      const unset = await runCli(['webhooks', 'listen', '--port', '0', '--secret-env', 'NOPE_NOT_SET'], { env: baseEnv(tmp.dir) });
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain('NOPE_NOT_SET');
+      const bad = await runCli(['webhooks', 'listen', '--port', '0', '--forward-to', 'ftp://x'], { env: baseEnv(tmp.dir) });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--forward-to');
+      const csv = await runCli(['webhooks', 'listen', '--port', '0', '-o', 'csv'], { env: baseEnv(tmp.dir) });
+      expect(csv.code).toBe(2);
+      const help = await runCli(['webhooks', 'listen', '--help'], { env: baseEnv(tmp.dir) });
+      expect(help.stdout).toContain('Examples:');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
