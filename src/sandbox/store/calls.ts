@@ -24,14 +24,29 @@ export function callStore(db: Db) {
   const insert = prep(db, 'INSERT INTO calls (organization_id, created_at, doc) VALUES (?, ?, ?)');
   const setDoc = prep(db, 'UPDATE calls SET doc = ? WHERE id = ?');
   const docById = prep(db, 'SELECT doc FROM calls WHERE id = ?', true);
+  // List answers are cached until the next write to calls: dashboards and scripts poll the same
+  // list far more often than calls change. Every write below goes through this store (the only
+  // writer of the table) and clears the cache, so an answer is never stale.
+  const listCache = new Map<string, Buffer>();
+  const written = () => listCache.clear();
   return {
     /** The JSON array of calls, UTF-8 encoded. */
     listJson(orgId: number, f: CallFilter): Buffer {
-      return list.get(orgId, f.createdAtGe ?? null, f.createdAtLe ?? null, f.limit) as Buffer;
+      const key = `${orgId}|${f.createdAtGe ?? ''}|${f.createdAtLe ?? ''}|${f.limit}`;
+      let body = listCache.get(key);
+      if (!body) {
+        body = list.get(orgId, f.createdAtGe ?? null, f.createdAtLe ?? null, f.limit) as Buffer;
+        if (listCache.size >= 256) listCache.clear();
+        listCache.set(key, body);
+      }
+      return body;
     },
     /** One call as UTF-8 JSON, or undefined. */
     getJson: (orgId: number, id: number) => get.get(id, orgId) as Buffer | undefined,
-    delete: (orgId: number, id: number) => del.run(id, orgId).changes > 0,
+    delete: (orgId: number, id: number) => {
+      written();
+      return del.run(id, orgId).changes > 0;
+    },
     /** The stored document of a call (any organisation: for the scheduler), or undefined once deleted. */
     doc(id: number): Record<string, unknown> | undefined {
       const text = docById.get(id) as string | undefined;
@@ -39,9 +54,11 @@ export function callStore(db: Db) {
     },
     /** Replaces a call's document (no-op when the call was deleted). */
     replace(id: number, doc: Record<string, unknown>): void {
+      written();
       setDoc.run(JSON.stringify({ ...doc, id }), id);
     },
     insert(orgId: number, call: Omit<Call, 'id'> & { created_at: string }): number {
+      written();
       const id = Number(insert.run(orgId, call.created_at, '{}').lastInsertRowid);
       setDoc.run(JSON.stringify({ id, ...call }), id);
       return id;
