@@ -767,7 +767,7 @@ async function report(
       ctx.io.out(`… and ${checks.problems.length - shown.length} more problems (all of them with -o json${o.out ? ` and in ${o.out}` : ', or write --out results.csv'}).\n`);
     }
   }
-  const parts = [`${checks.rows} rows`, `${checks.rows - checks.invalid.size} valid`, `${checks.invalid.size} invalid`];
+  const parts = [`${checks.rows} row${checks.rows === 1 ? '' : 's'}`, `${checks.rows - checks.invalid.size} valid`, `${checks.invalid.size} invalid`];
   if (warnings) parts.push(`${warnings} warnings`);
   let line: string;
   if (mode === 'create') line = `${created} sequences created for definition ${def.id} "${def.name}" (${parts.join(', ')}${unknown.size ? `, ${unknown.size} unknown` : ''}).`;

@@ -422,3 +422,50 @@ describe('interactive confirmation (tmux)', () => {
     }
   });
 });
+
+describe('interactive column mapping (tmux)', () => {
+  it('asks which column holds each unmatched required field, then validates with the answers', async () => {
+    const name = `outreach-map-${process.pid}`;
+    const codeFile = join(tmp.dir, 'map-code');
+    const env = sbx.env(tmp.dir);
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
+    const file = join(tmp.dir, 'odd-headers.csv');
+    // None of these headers says what it holds: firstName, phoneNumber and appointmentDate are unmatched.
+    writeFileSync(file, 'Notes,Patient,Surname,Contact,When\nfirst visit,Ana,Diaz,(415) 555-0121,5/17/2030\n');
+    const cmd = `cd ${ROOT} && env -u CI -u OUTREACH_NO_INPUT ${envArgs} timeout --foreground 60 node ${BIN} sequences batch ${file} --definition 1 --validate-only; echo $? > ${codeFile}; sleep 30`;
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', name, ...args]).toString();
+    tmux('new-session', '-d', '-x', '160', '-y', '50', cmd);
+    const answers: Record<string, string> = { firstName: 'Patient', phoneNumber: 'Contact', appointmentDate: 'When' };
+    const asked: string[] = [];
+    try {
+      while (asked.length < 3) {
+        let screen = '';
+        let field: string | undefined;
+        for (let i = 0; i < 200 && !field; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          screen = tmux('capture-pane', '-p');
+          const questions = [...screen.matchAll(/\? Which column holds (\w+)\?/g)].map((m) => m[1]!);
+          field = questions.find((q) => !asked.includes(q));
+        }
+        expect(field, `a question after ${asked.join(', ')}:\n${screen}`).toBeDefined();
+        asked.push(field!);
+        // The choices follow the question; the pointer (❯) marks the current one.
+        const lines = screen.split('\n');
+        const start = lines.findIndex((l) => l.includes(`Which column holds ${field}?`));
+        const choices = lines.slice(start + 1).filter((l) => /^\s*(❯\s)?\S/.test(l) && !l.includes('↑↓')).map((l) => l.replace('❯', '').trim());
+        const current = lines.slice(start + 1).findIndex((l) => l.includes('❯'));
+        const target = choices.indexOf(answers[field!]!);
+        expect(target, `choice ${answers[field!]} in ${JSON.stringify(choices)}`).toBeGreaterThanOrEqual(0);
+        for (let k = current; k < target; k++) tmux('send-keys', 'Down');
+        tmux('send-keys', 'Enter');
+      }
+      for (let i = 0; i < 200 && !existsSync(codeFile); i++) await new Promise((r) => setTimeout(r, 100));
+      const screen = tmux('capture-pane', '-p', '-S', '-100');
+      expect(readFileSync(codeFile, 'utf8').trim(), screen).toBe('0');
+      expect(asked.sort()).toEqual(['appointmentDate', 'firstName', 'phoneNumber']);
+      expect(screen).toContain('1 row, 1 valid, 0 invalid');
+    } finally {
+      tmux('kill-server');
+    }
+  });
+});
