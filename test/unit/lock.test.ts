@@ -125,7 +125,9 @@ describe('acquireLock across processes', () => {
   it('exactly one of several racing processes takes over a stale lock', async () => {
     const path = lockPath();
     writeHolder(path, deadPid());
-    // Each process waits for a common start moment, tries once, and holds a won lock briefly.
+    // Each process waits for a common start moment and tries once. A winner holds the lock until
+    // every racer has reported (its stdin is closed then): released any earlier, a racer that
+    // started late under load could rightly take the free lock and look like a second winner.
     const start = Date.now() + 400;
     const script = `
       const { acquireLock } = await import(${JSON.stringify(bundle)});
@@ -133,19 +135,19 @@ describe('acquireLock across processes', () => {
       try {
         const lock = await acquireLock(${JSON.stringify(path)});
         process.stdout.write('won');
-        await new Promise((r) => setTimeout(r, 300));
+        await new Promise((r) => { process.stdin.on('end', r); process.stdin.resume(); });
         await lock.release();
       } catch (e) {
         process.stdout.write(e.name);
       }`;
-    const outputs = await Promise.all(
-      Array.from({ length: 6 }, () => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
-      }),
+    const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', script]));
+    const reported = children.map(
+      (child) => new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
     );
+    const closed = children.map((child) => new Promise<void>((resolve) => child.on('close', () => resolve())));
+    const outputs = await Promise.all(reported);
+    for (const child of children) child.stdin.end();
+    await Promise.all(closed);
     expect(outputs.filter((o) => o === 'won')).toHaveLength(1);
     expect(outputs.filter((o) => o === 'LockedError')).toHaveLength(5);
     expect(existsSync(path)).toBe(false);
