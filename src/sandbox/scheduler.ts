@@ -13,6 +13,7 @@ import type { Outbox } from './outbox.js';
 import { outcomeDescription, planCall, type CallPlan } from './outreachRules.js';
 import { nextOpening, realDelayMs } from './schedule.js';
 import type { Stores } from './stores.js';
+import type { SequenceRow } from './store/sequences.js';
 
 const HOUR_MS = 3_600_000;
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -29,30 +30,13 @@ export interface SchedulerOptions {
   log: (line: string) => void;
 }
 
-interface Row {
-  id: number;
-  organization_id: number;
-  sequence_definition_id: number;
-  patient_id: number;
-  status: string;
-  type: string;
-  phone_number: string;
-  current_step: number;
-  next_activity: string | null;
-  ended_reason: string | null;
-  ended_reason_v2: string | null;
-  outcome: string | null;
-  was_contact_reached: number;
-  claimed_at: string | null;
-  steps: string;
-  inputs: string;
-  outreach: string;
-  last_updated: string;
+/** A sequence row with the scheduler's own columns (migration 2). */
+type Row = Omit<SequenceRow, 'name' | 'description' | 'is_test_mode' | 'created_at'> & {
   due_at: number | null;
   due_sim: number | null;
   active_call_id: number | null;
   call_phase: string | null;
-}
+};
 
 /** The mutable state of one sequence during an action. */
 interface State {

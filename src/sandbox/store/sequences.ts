@@ -11,7 +11,8 @@ import type {
 } from '../../api/types.js';
 import { type Db, prep } from '../db.js';
 
-interface Row {
+/** A row of the sequences table (the scheduler's own columns are added in scheduler.ts). */
+export interface SequenceRow {
   id: number;
   organization_id: number;
   sequence_definition_id: number;
@@ -36,7 +37,7 @@ interface Row {
   last_updated: string;
 }
 
-function toWire(r: Row, withOutreach: boolean): Sequence {
+function toWire(r: SequenceRow, withOutreach: boolean): Sequence {
   const s: Sequence = {
     id: r.id,
     status: r.status as SequenceStatus,
@@ -195,7 +196,7 @@ export function sequenceStore(db: Db, stepCtx: (orgId: number) => StepContext) {
       return id;
     },
     get(orgId: number, id: number, withOutreach = false): Sequence | undefined {
-      const r = get.get(id, orgId) as Row | undefined;
+      const r = get.get(id, orgId) as SequenceRow | undefined;
       return r && toWire(r, withOutreach);
     },
     list(orgId: number, f: SequenceFilter): Sequence[] {
@@ -205,11 +206,11 @@ export function sequenceStore(db: Db, stepCtx: (orgId: number) => StepContext) {
         def: f.sequenceDefinitionId ?? null,
         phone: f.phoneNumber ?? null,
         limit: f.limit,
-      }) as Row[];
+      }) as SequenceRow[];
       return rows.map((r) => toWire(r, false));
     },
     metrics(orgId: number): SequenceMetricsEntry[] {
-      return (metrics.all(orgId) as Pick<Row, 'id' | 'status' | 'created_at' | 'last_updated' | 'outreach'>[]).map((r) => ({
+      return (metrics.all(orgId) as Pick<SequenceRow, 'id' | 'status' | 'created_at' | 'last_updated' | 'outreach'>[]).map((r) => ({
         id: r.id,
         status: r.status as SequenceStatus,
         created_at: r.created_at,
