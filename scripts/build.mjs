@@ -7,13 +7,15 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // Build into a fresh directory and swap it in at the end, so a process running dist/ meanwhile
 // (a test, a sandbox) never sees it half-written.
-const next = new URL('../dist.next', import.meta.url);
+// One directory per build process, so two builds at once (parallel work in one checkout) never
+// delete each other's output.
+const next = new URL(`../dist.next-${process.pid}`, import.meta.url);
 const dist = new URL('../dist', import.meta.url);
 rmSync(next, { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'src/cli.ts' },
-  outdir: 'dist.next',
+  outdir: `dist.next-${process.pid}`,
   bundle: true,
   splitting: true,
   format: 'esm',
