@@ -72,6 +72,13 @@ function printError(err: CliError, opts: { json: boolean; debug: boolean }, stac
     if (err.hint) process.stderr.write(`${err.hint}\n`);
   }
   if (opts.debug && stack) process.stderr.write(`${stack}\n`);
+  // A body that was not JSON (a proxy's HTML page) is summarised in the message; --debug shows it,
+  // cut short and without control characters.
+  const raw = (err as { rawBody?: unknown }).rawBody;
+  if (opts.debug && typeof raw === 'string') {
+    const shown = raw.slice(0, 4000).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+    process.stderr.write(`[debug] body of the answer (${raw.length} characters):\n${shown}${raw.length > 4000 ? '\n…' : ''}\n`);
+  }
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {

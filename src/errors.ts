@@ -83,7 +83,7 @@ export class ConfigError extends CliError {
   }
 }
 
-// --- errors from the service or the way to it ---------------------------------------------------
+// --- errors from the service or the way to it (status subclasses and fateOf: src/api/errors.ts) ---------------------------------------------------
 
 /** Any non-2xx answer, normalised from the different error bodies of API.md. */
 export class ApiError extends CliError {
@@ -93,16 +93,19 @@ export class ApiError extends CliError {
   readonly requestId?: string;
   /** The service's Retry-After, in milliseconds, when it sent one (429/503). */
   readonly retryAfterMs?: number;
+  /** A body that was not JSON (an HTML page from a proxy): shown only under --debug. */
+  readonly rawBody?: string;
 
   constructor(
     message: string,
     exitCode: number,
-    opts: CliErrorOptions & { method: string; path: string; body?: unknown; requestId?: string; retryAfterMs?: number },
+    opts: CliErrorOptions & { method: string; path: string; body?: unknown; rawBody?: string; requestId?: string; retryAfterMs?: number },
   ) {
     super(message, exitCode, opts);
     this.method = opts.method;
     this.path = opts.path;
     this.body = opts.body;
+    this.rawBody = opts.rawBody;
     this.requestId = opts.requestId;
     this.retryAfterMs = opts.retryAfterMs;
   }

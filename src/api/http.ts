@@ -15,6 +15,7 @@ import {
   NetworkError,
   UnknownOutcomeError,
 } from '../errors.js';
+import { apiErrorFrom } from './errors.js';
 import {
   DEFAULT_RETRY_POLICY,
   isRetryable,
@@ -303,61 +304,4 @@ function parseBody<T>(text: string, status: number, method: string, url: URL): T
       { status },
     );
   }
-}
-
-/** Normalises the different error bodies of API.md into one message. */
-export function errorMessageFromBody(body: unknown, status: number): string {
-  if (body && typeof body === 'object') {
-    const b = body as Record<string, unknown>;
-    if (typeof b.message === 'string' && b.message) return b.message;
-    if (Array.isArray(b.message) && b.message.length) return b.message.map(String).join('; ');
-    if (typeof b.error === 'string' && b.error) return b.error;
-    if (b.error && typeof b.error === 'object' && typeof (b.error as { message?: unknown }).message === 'string') {
-      return (b.error as { message: string }).message;
-    }
-  }
-  if (typeof body === 'string' && body.trim() && body.length < 300) return body.trim();
-  return `HTTP ${status}`;
-}
-
-function exitCodeForStatus(status: number): number {
-  if (status === 401 || status === 403) return ExitCode.auth;
-  if (status === 404) return ExitCode.notFound;
-  if (status === 400 || status === 409 || status === 413 || status === 422) return ExitCode.validation;
-  return ExitCode.service;
-}
-
-export function apiErrorFrom(
-  method: string,
-  url: URL,
-  status: number,
-  text: string,
-  headers: Record<string, string | string[] | undefined> = {},
-): ApiError {
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* keep text */
-  }
-  const message = errorMessageFromBody(body, status);
-  const requestId = headerValue(headers['x-request-id']);
-  const where = `${method} ${url.pathname}`;
-  const hint =
-    status === 401 || status === 403
-      ? 'Check the API key: run `outreach login`, or set OUTREACH_API_KEY.'
-      : status === 429
-        ? 'The service is rate limiting; try again later.'
-        : undefined;
-  return new ApiError(`${message} (${where}: ${status})`, exitCodeForStatus(status), {
-    status,
-    code: `http_${status}`,
-    details: body,
-    body,
-    method,
-    path: url.pathname,
-    requestId,
-    hint,
-    retryAfterMs: parseRetryAfter(headerValue(headers['retry-after']), Date.now()),
-  });
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { apiErrorFrom, errorMessageFromBody } from '../../src/api/http.js';
 import { findCommandName } from '../../src/cli-args.js';
 import { globalsFrom } from '../../src/command.js';
 import { maskKey } from '../../src/config/profiles.js';
@@ -7,36 +6,6 @@ import { checkBaseUrl, resolveSettings } from '../../src/config/settings.js';
 import { describeJsonError } from '../../src/input.js';
 import { csvField, formatDuration, formatMoney, plainValue, tsvField } from '../../src/output/format.js';
 import type { ProfileStore } from '../../src/config/profiles.js';
-
-describe('error bodies of API.md are normalised', () => {
-  it.each([
-    [{ error: 'Bad Request', message: 'Payer 123 is not supported', statusCode: 400 }, 'Payer 123 is not supported'],
-    [{ message: 'Check 9 not found', statusCode: 404, error: 'Not Found' }, 'Check 9 not found'],
-    [{ error: 'Sequence not found' }, 'Sequence not found'],
-    [{ error: 422, message: 'name is required' }, 'name is required'],
-    [{ message: ['a is bad', 'b is bad'] }, 'a is bad; b is bad'],
-    [{}, 'HTTP 500'],
-    ['<html>oops</html>', '<html>oops</html>'],
-  ])('%j → %s', (body, msg) => {
-    expect(errorMessageFromBody(body, 500)).toBe(msg);
-  });
-
-  it.each([
-    [400, 3],
-    [401, 4],
-    [403, 4],
-    [404, 5],
-    [409, 3],
-    [413, 3],
-    [429, 1],
-    [500, 1],
-    [503, 1],
-  ])('status %i → exit %i', (status, exit) => {
-    const err = apiErrorFrom('GET', new URL('http://x/v1/call'), status, '{"error":"x"}');
-    expect(err.exitCode).toBe(exit);
-    expect(err.status).toBe(status);
-  });
-});
 
 describe('findCommandName skips global options and their values', () => {
   it.each([
