@@ -42,13 +42,20 @@ export interface CreatedRow {
   id: number | null;
 }
 export type ResultRecord =
-  | { type: 'result'; chunk: number; at: string; outcome: 'created'; created: CreatedRow[]; failed: number[] }
+  /**
+   * The service answered: `created` rows it confirmed, `failed` rows an error named, `unknown` rows
+   * it neither confirmed nor named (absent in journals written before it existed: there `failed`
+   * held every row not created).
+   */
+  | { type: 'result'; chunk: number; at: string; outcome: 'created'; created: CreatedRow[]; failed: number[]; unknown?: number[] }
   /** Proven not created (the service refused before acting, or the request never left). */
   | { type: 'result'; chunk: number; at: string; outcome: 'rejected'; reason: string }
   | { type: 'result'; chunk: number; at: string; outcome: 'unknown'; reason: string };
+/** What --resume proved about unknown rows from the service's records; rows in neither list stay unknown. */
 export interface SettledRecord {
   type: 'settled';
-  chunk: number;
+  /** The chunk settled (journals before per-row settling); absent when rows of several chunks were. */
+  chunk?: number;
   at: string;
   created: CreatedRow[];
   absent: number[];
@@ -60,24 +67,23 @@ export interface NoteRecord {
 }
 export type JournalRecord = BeginRecord | IntentRecord | ResultRecord | SettledRecord | NoteRecord;
 
-export type ChunkStatus = 'intent' | 'created' | 'rejected' | 'unknown' | 'settled';
-
-export interface ChunkState {
+/** A row whose creation is unknown: sent in `chunk` at `at`, not confirmed, not named, not settled. */
+export interface UnknownRow {
+  line: number;
   chunk: number;
-  status: ChunkStatus;
-  lines: number[];
-  phones: string[];
+  phone: string;
   at: string;
 }
 
 /** What the journal says, replayed from its records. */
 export interface JournalState {
   begin?: BeginRecord;
-  /** Every row known to be created: CSV line → sequence id (null when the service gave none). */
+  /** Every row known to be created: file line → sequence id (null when the service gave none). */
   created: Map<number, number | null>;
-  /** Lines of rows whose fate is unknown (chunk sent, no answer, not settled yet). */
-  unknownChunks: ChunkState[];
-  chunks: Map<number, ChunkState>;
+  /** Rows whose fate is unknown, by line. */
+  unknown: Map<number, UnknownRow>;
+  /** The phone hash of every journalled line (to notice a file edited between a run and its resume). */
+  phones: Map<number, string>;
   lastChunk: number;
   complete: boolean;
 }
@@ -95,33 +101,59 @@ export function newSalt(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** Replays records into the state (pure). */
+/** Replays records into the state (pure). A line's latest chunk decides its state. */
 export function replay(records: readonly JournalRecord[]): JournalState {
-  const state: JournalState = { created: new Map(), unknownChunks: [], chunks: new Map(), lastChunk: 0, complete: false };
+  const state: JournalState = { created: new Map(), unknown: new Map(), phones: new Map(), lastChunk: 0, complete: false };
+  /** line → the chunk that last carried it, while its answer is awaited. */
+  const pending = new Map<number, UnknownRow>();
+  const chunks = new Map<number, IntentRecord>();
+  const flushPending = () => {
+    for (const p of pending.values()) state.unknown.set(p.line, p);
+    pending.clear();
+  };
+  const ofChunk = (chunk: number, lines: readonly number[]) => lines.filter((l) => (pending.get(l) ?? state.unknown.get(l))?.chunk === chunk);
   for (const r of records) {
     switch (r.type) {
       case 'begin':
         state.begin ??= r;
         break;
       case 'intent':
-        state.chunks.set(r.chunk, { chunk: r.chunk, status: 'intent', lines: r.lines, phones: r.phones, at: r.at });
+        chunks.set(r.chunk, r);
+        r.lines.forEach((line, i) => {
+          state.phones.set(line, r.phones[i]!);
+          state.unknown.delete(line);
+          pending.set(line, { line, chunk: r.chunk, phone: r.phones[i]!, at: r.at });
+        });
         state.lastChunk = Math.max(state.lastChunk, r.chunk);
         state.complete = false;
         break;
       case 'result': {
-        const c = state.chunks.get(r.chunk);
+        const c = chunks.get(r.chunk);
         if (!c) break;
-        c.status = r.outcome;
-        if (r.outcome === 'created') for (const x of r.created) state.created.set(x.line, x.id);
+        const lines = ofChunk(r.chunk, c.lines);
+        const toUnknown = (l: number) => {
+          const p = pending.get(l);
+          if (p) state.unknown.set(l, p);
+        };
+        if (r.outcome === 'unknown') lines.forEach(toUnknown);
+        if (r.outcome === 'created') {
+          for (const x of r.created) state.created.set(x.line, x.id);
+          for (const l of r.unknown ?? []) if (lines.includes(l)) toUnknown(l);
+        }
+        for (const l of lines) pending.delete(l);
         break;
       }
-      case 'settled': {
-        const c = state.chunks.get(r.chunk);
-        if (!c) break;
-        c.status = 'settled';
-        for (const x of r.created) state.created.set(x.line, x.id);
+      case 'resume':
+        flushPending(); // the earlier process stopped with these requests out
         break;
-      }
+      case 'settled':
+        flushPending();
+        for (const x of r.created) {
+          state.created.set(x.line, x.id);
+          state.unknown.delete(x.line);
+        }
+        for (const l of r.absent) state.unknown.delete(l);
+        break;
       case 'end':
         state.complete = r.outcome === 'complete';
         break;
@@ -129,7 +161,8 @@ export function replay(records: readonly JournalRecord[]): JournalState {
         break;
     }
   }
-  state.unknownChunks = [...state.chunks.values()].filter((c) => c.status === 'intent' || c.status === 'unknown');
+  // An intent without a result: the run stopped while the request was out.
+  flushPending();
   return state;
 }
 

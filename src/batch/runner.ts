@@ -4,27 +4,24 @@
 //   2. create (not with --validate-only/--dry-run): after the confirmation, chunks of 100 valid
 //      rows, each journalled before (intent) and after (result) its request;
 //   3. results (--out): every input row with its status, written from what passes 1 and 2 learnt.
-// A resumed run first settles the chunks the journal marks unknown (see settle.ts).
+// A resumed run first settles the rows the journal marks unknown (see settle.ts); rows it cannot
+// prove stay unknown and are sent again only with --resend-unknown.
 import { basename } from 'node:path';
 import type { BatchRow } from '../api/types.js';
 import type { HttpClient } from '../api/http.js';
 import type { DefinitionRecord } from '../api/definitions.js';
 import type { Context } from '../context.js';
 import {
-  ApiError,
-  AuthError,
   CliError,
   IncompleteError,
   InterruptedError,
-  MalformedResponseError,
-  NetworkError,
-  UnknownOutcomeError,
   UsageError,
   ValidationError,
 } from '../errors.js';
+import { fateOf, type Fate } from '../api/errors.js';
 import type { CsvFile, CsvRow } from '../csv/reader.js';
 import type { ColumnMapping } from '../csv/headers.js';
-import { toProblem } from './issues.js';
+import { readChunkAnswer, type NumberingState } from './answer.js';
 import {
   headersHash,
   newSalt,
@@ -38,13 +35,11 @@ import {
   type JournalState,
 } from './journal.js';
 import { makeRowChecker, type CheckedRow, type Problem } from './rows.js';
-import { coversWindow, readListed, settleRows, type ListedSequence } from './settle.js';
 import { Progress } from './progress.js';
 
 export const CHUNK_SIZE = 100;
 /** validate_only requests in flight at once (they create nothing, so they may overlap). */
 export const VALIDATE_CONCURRENCY = 3;
-const LIST_LIMIT = 1000;
 const TABLE_LIMIT = 50;
 
 export interface BatchOptions {
@@ -61,6 +56,8 @@ export interface BatchOptions {
   skipInvalid: boolean;
   yes: boolean;
   resume: boolean;
+  /** Send again the rows whose creation stayed unknown (a person has checked the service). */
+  resendUnknown: boolean;
   journal?: string;
 }
 
@@ -70,8 +67,24 @@ interface Checks {
   rows: number;
   /** Lines with errors (local or service) → never sent. */
   invalid: Set<number>;
+  /** Invalid rows the service counted but did not name (they stop a create run like named ones). */
+  unnamedInvalid: number;
   problems: Problem[];
+  /** Each problem once (the check pass and the create pass may both report it). */
+  seen: Set<string>;
   toCreate: number;
+  /** Lines whose creation is unknown (from an earlier run, or this one): never sent again unless --resend-unknown. */
+  unknown: Set<number>;
+  /** Lines the create pass's answers rejected (an error named them after the check pass passed them). */
+  rejected: Set<number>;
+  numbering: NumberingState;
+}
+
+function addProblem(checks: Checks, p: Problem): void {
+  const key = `${p.severity}|${p.line}|${p.field}|${p.message}`;
+  if (checks.seen.has(key)) return;
+  checks.seen.add(key);
+  checks.problems.push(p);
 }
 
 export async function runBatch(o: BatchOptions, ctx: Context): Promise<void> {
@@ -124,9 +137,9 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
           { hint: 'If that is really intended, move the journal away first.' },
         );
       }
-      if (created > 0 || state.unknownChunks.length > 0) {
+      if (created > 0 || state.unknown.size > 0) {
         throw new UsageError(
-          `An earlier run of this upload stopped part-way (journal ${journalPath}: ${created} rows created, ${unknownCount(state)} unknown).`,
+          `An earlier run of this upload stopped part-way (journal ${journalPath}: ${created} rows created, ${state.unknown.size} unknown).`,
           { hint: `Continue it with: ${resumeCommand(o, { resume: true })}` },
         );
       }
@@ -202,37 +215,39 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
   if (!isSupportedCountry(o.country)) throw new UsageError(`--country "${o.country}" is not a known country code (use two letters, e.g. US, CA, GB).`);
   const check = makeRowChecker(mapping, definition.inputs_definition, o.country);
   const salt = state?.begin?.salt ?? newSalt();
-  const journalLines = journalLineHashes(state);
   const progress = new Progress(ctx.io, ctx.io.isStderrTTY && !ctx.globals.quiet);
   const nextActivity = o.nextActivity ?? state?.begin?.next_activity;
 
-  // ---- resume: settle unknown chunks first ----
-  if (state && state.unknownChunks.length) {
+  // ---- resume: settle unknown rows first ----
+  if (state && state.unknown.size) {
     await settleUnknown(ctx, o, state, definition.id, journalPath, await getClient(), check, salt);
   }
 
   // ---- pass 1: checks ----
-  const checks = await checkPass(ctx, o, mode, definition.id, check, salt, journalLines, state, progress, mode === 'dry-run' ? undefined : await getClient());
+  const checks = await checkPass(ctx, o, mode, definition.id, check, salt, state, progress, mode === 'dry-run' ? undefined : await getClient());
 
   if (mode !== 'create') {
-    if (o.out) await writeResults(o, mode, checks, state, new Set());
-    await report(ctx, o, mode, definition, checks, state, new Set());
-    if (checks.invalid.size > 0) {
-      throw new ValidationError(`${checks.invalid.size} of ${checks.rows} rows of ${o.file} are invalid (lines listed above).`, { details: { invalid_rows: checks.invalid.size } });
+    if (o.out) await writeResults(o, mode, checks, state);
+    await report(ctx, o, mode, definition, checks, state);
+    const count = checks.invalid.size + checks.unnamedInvalid;
+    if (count > 0) {
+      throw new ValidationError(`${count} of ${checks.rows} rows of ${o.file} are invalid (listed above).`, { details: { invalid_rows: count } });
     }
     return;
   }
 
-  if (checks.invalid.size > 0 && !o.skipInvalid) {
-    if (o.out) await writeResults(o, 'validate', checks, state, new Set());
-    await report(ctx, o, 'validate', definition, checks, state, new Set());
-    throw new ValidationError(`${checks.invalid.size} of ${checks.rows} rows of ${o.file} are invalid; nothing was sent.`, {
+  if ((checks.invalid.size > 0 || checks.unnamedInvalid > 0) && !o.skipInvalid) {
+    if (o.out) await writeResults(o, 'validate', checks, state);
+    await report(ctx, o, 'validate', definition, checks, state);
+    const count = checks.invalid.size + checks.unnamedInvalid;
+    throw new ValidationError(`${count} of ${checks.rows} rows of ${o.file} are invalid; nothing was sent.`, {
       hint: 'Fix those rows and run again, or pass --skip-invalid to create the valid rows only.',
     });
   }
   if (checks.toCreate === 0) {
-    if (o.out) await writeResults(o, 'create', checks, state, new Set());
-    await report(ctx, o, 'create', definition, checks, state, new Set());
+    if (o.out) await writeResults(o, 'create', checks, state);
+    await report(ctx, o, 'create', definition, checks, state);
+    if (checks.unknown.size) throw stillUnknown(o, journalPath, checks.unknown);
     ctx.info('Nothing to create.');
     return;
   }
@@ -241,8 +256,9 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
   if (!o.yes) {
     const prompter = await ctx.prompter();
     const skipped = checks.invalid.size ? ` (${checks.invalid.size} invalid rows skipped)` : '';
+    const resent = o.resendUnknown && state?.unknown.size ? `, including ${state.unknown.size} rows that may already have been created (--resend-unknown)` : '';
     const ok = await prompter.confirm(
-      `${checks.toCreate} patients will be contacted by "${definition.name}" (definition ${definition.id})${skipped}. Create the sequences?`,
+      `${checks.toCreate} patients will be contacted by "${definition.name}" (definition ${definition.id})${skipped}${resent}. Create the sequences?`,
       { default: false },
     );
     if (!ok) throw new UsageError('Cancelled: nothing was sent.', { code: 'cancelled' });
@@ -271,13 +287,13 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     } else {
       await journal.append({ type: 'resume', at: ctx.now().toISOString() });
     }
-    const unknown = new Set<number>();
     const sent = { rows: 0 };
-    const stop = await createPass(ctx, o, definition.id, check, salt, checks, st, journal, progress, await getClient(), nextActivity, unknown, sent);
+    const stop = await createPass(ctx, o, definition.id, check, salt, checks, st, journal, progress, await getClient(), nextActivity, sent);
     progress.clear();
-    if (!stop) await journal.append({ type: 'end', at: ctx.now().toISOString(), outcome: 'complete' });
-    if (o.out) await writeResults(o, 'create', checks, st, unknown);
-    await report(ctx, o, 'create', definition, checks, st, unknown, stop);
+    const unknown = checks.unknown;
+    if (!stop) await journal.append({ type: 'end', at: ctx.now().toISOString(), outcome: unknown.size ? 'unknown-rows' : 'complete' });
+    if (o.out) await writeResults(o, 'create', checks, st);
+    await report(ctx, o, 'create', definition, checks, st, stop);
     if (stop) {
       const createdNow = st.created.size;
       const notSent = Math.max(0, checks.toCreate - sent.rows);
@@ -291,11 +307,17 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
       const what = `${createdNow} rows created, ${unknown.size} unknown, ${notSent} not sent`;
       const cmd = resumeCommand(o, { resume: true });
       const msg =
-        `${stop.reason}. ${what}. The journal ${journalPath} records which rows are which` +
-        (unknown.size ? '; --resume first checks which of the unknown rows the service created, and never sends a row twice.' : '.') +
+        `${stop.reason}. ${what}. The journal ${journalPath} records which rows are which.` +
+        (unknown.size ? ` ${RESUME_PROMISE}` : '') +
         `\nTo continue: ${cmd}`;
       if (stop.kind === 'interrupted') throw new InterruptedError(msg);
       throw new IncompleteError(msg, { details: { created: createdNow, unknown: unknown.size, not_sent: notSent, journal: journalPath, resume: cmd } });
+    }
+    if (unknown.size) throw stillUnknown(o, journalPath, unknown);
+    if (checks.rejected.size) {
+      throw new ValidationError(`The service rejected ${checks.rejected.size} row${checks.rejected.size === 1 ? '' : 's'} when creating them (listed above); every other row was created.`, {
+        details: { rejected_rows: checks.rejected.size },
+      });
     }
   } finally {
     progress.clear();
@@ -303,16 +325,27 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
   }
 }
 
-function unknownCount(state: JournalState): number {
-  return state.unknownChunks.reduce((n, c) => n + c.lines.length, 0);
+/** What --resume does with unknown rows: no more than this. */
+const RESUME_PROMISE =
+  "--resume looks for the unknown rows among the service's sequences; rows it proves created or absent are settled (absent ones sent), the others stay unknown and are sent again only with --resend-unknown.";
+
+function lineList(lines: Iterable<number>, max = 20): string {
+  const all = [...lines].sort((a, b) => a - b);
+  return all.slice(0, max).join(', ') + (all.length > max ? ` and ${all.length - max} more` : '');
 }
 
-/** Every journalled line → its phone hash, to notice a file edited between a run and its resume. */
-function journalLineHashes(state: JournalState | undefined): Map<number, string> {
-  const m = new Map<number, string>();
-  if (!state) return m;
-  for (const c of state.chunks.values()) c.lines.forEach((l, i) => m.set(l, c.phones[i]!));
-  return m;
+/** Exit 7: rows whose creation nobody can tell; a person decides. */
+function stillUnknown(o: BatchOptions, journalPath: string, unknown: ReadonlySet<number>): IncompleteError {
+  const n = unknown.size;
+  const cmd = resumeCommand(o, { resume: true, resendUnknown: true });
+  return new IncompleteError(
+    `${n} row${n === 1 ? '' : 's'} may or may not have been created (line${n === 1 ? '' : 's'} ${lineList(unknown)}): the service did not say, and its records could not prove it. ` +
+      `They were not sent again (journal ${journalPath}).`,
+    {
+      hint: `Check those patients on the service (outreach sequences list), then either leave them, or send them again deliberately with:\n  ${cmd}`,
+      details: { unknown_rows: n, lines: [...unknown].sort((a, b) => a - b), journal: journalPath, resend: cmd },
+    },
+  );
 }
 
 async function openFile(o: BatchOptions): Promise<CsvFile> {
@@ -389,13 +422,13 @@ async function checkPass(
   definitionId: number,
   check: (line: number, values: readonly string[]) => CheckedRow,
   salt: string,
-  journalLines: Map<number, string>,
   state: JournalState | undefined,
   progress: Progress,
   client: HttpClient | undefined,
 ): Promise<Checks> {
   const { postBatch } = await import('../api/sequences.js');
-  const checks: Checks = { rows: 0, invalid: new Set(), problems: [], toCreate: 0 };
+  const unknown = new Set(o.resendUnknown ? [] : (state?.unknown.keys() ?? []));
+  const checks: Checks = { rows: 0, invalid: new Set(), unnamedInvalid: 0, problems: [], seen: new Set(), toCreate: 0, unknown, rejected: new Set(), numbering: {} };
   const inFlight: Array<Promise<{ chunk: PendingChunk; result?: Awaited<ReturnType<typeof postBatch>>; error?: unknown }>> = [];
   let chunk: PendingChunk = { lines: [], rows: [] };
 
@@ -405,22 +438,13 @@ async function checkPass(
       if (ctx.signal.aborted) throw new InterruptedError('Interrupted while checking the file; nothing was created.');
       throw done.error;
     }
-    const r = done.result!;
-    const lines = done.chunk.lines;
-    const bad = new Set<number>();
-    for (const e of r.errors) {
-      const p = toProblem(e, 'error', { lines, rows: done.chunk.rows });
-      checks.problems.push(p);
-      if (p.line === null) lines.forEach((l) => bad.add(l));
-      else bad.add(p.line);
+    const answer = readChunkAnswer(done.result!, done.chunk, 'validate', checks.numbering);
+    for (const p of answer.problems) addProblem(checks, p);
+    for (const i of answer.invalid) {
+      checks.invalid.add(done.chunk.lines[i]!);
+      checks.toCreate--;
     }
-    for (const w of r.warnings) checks.problems.push(toProblem(w, 'warning', { lines, rows: done.chunk.rows }));
-    if (r.valid === false && r.errors.length === 0) {
-      checks.problems.push({ line: null, field: '', severity: 'error', source: 'service', message: `the service found the chunk of lines ${lines[0]}-${lines[lines.length - 1]} invalid but named no row` });
-      lines.forEach((l) => bad.add(l));
-    }
-    for (const l of bad) checks.invalid.add(l);
-    checks.toCreate -= bad.size;
+    checks.unnamedInvalid += answer.unnamedInvalid;
   };
   const send = async () => {
     const c = chunk;
@@ -440,10 +464,11 @@ async function checkPass(
     checks.rows++;
     if (state?.created.has(line)) continue; // created by an earlier run
     const c = check(line, values);
-    const known = journalLines.get(line);
+    const known = state?.phones.get(line);
     if (known !== undefined && (!c.phone || phoneHash(salt, c.phone) !== known)) throw changedFile(o, line);
+    if (unknown.has(line)) continue; // may have been created: not sent again (unless --resend-unknown)
     if (c.problems.length) {
-      checks.problems.push(...c.problems);
+      for (const p of c.problems) addProblem(checks, p);
       checks.invalid.add(line);
     } else {
       checks.toCreate++;
@@ -480,7 +505,6 @@ async function createPass(
   progress: Progress,
   client: HttpClient,
   nextActivity: string | undefined,
-  unknown: Set<number>,
   sent: { rows: number },
 ): Promise<Stop | undefined> {
   const { postBatch } = await import('../api/sequences.js');
@@ -494,63 +518,55 @@ async function createPass(
     if (ctx.signal.aborted) return { kind: 'interrupted', reason: 'Interrupted' };
     const n = ++st.lastChunk;
     await journal.append({ type: 'intent', chunk: n, at: now(), lines: c.lines, phones: c.phones });
+    const range = `lines ${c.lines[0]}-${c.lines[c.lines.length - 1]}`;
     let result;
     try {
       result = await postBatch(client, definitionId, c.rows, { validateOnly: false, nextActivityDate: nextActivity });
     } catch (err) {
-      const fate = classify(err, ctx.signal.aborted);
-      const reason = `${ctx.signal.aborted ? 'Interrupted while sending' : 'Stopped at'} chunk ${n} (lines ${c.lines[0]}-${c.lines[c.lines.length - 1]}): ${fate.reason}`;
-      await journal.append({ type: 'result', chunk: n, at: now(), outcome: fate.outcome, reason: fate.reason });
-      if (fate.outcome === 'unknown') {
-        c.lines.forEach((l) => unknown.add(l));
+      const aborted = ctx.signal.aborted;
+      const fate = fateOf(err, { aborted });
+      const reason = failureReason(err, fate, aborted);
+      const outcome = fate === 'unknown' ? 'unknown' : 'rejected';
+      await journal.append({ type: 'result', chunk: n, at: now(), outcome, reason });
+      if (outcome === 'unknown') {
+        c.lines.forEach((l) => checks.unknown.add(l));
         sent.rows += c.lines.length;
       }
-      return { kind: ctx.signal.aborted ? 'interrupted' : fate.outcome, reason, error: err instanceof CliError ? err : undefined };
+      return {
+        kind: aborted ? 'interrupted' : outcome,
+        reason: `${aborted ? 'Interrupted while sending' : 'Stopped at'} chunk ${n} (${range}): ${reason}`,
+        error: err instanceof CliError ? err : undefined,
+      };
     }
-    // Which rows were created: `created` when the service lists it, else deduced from the counts.
-    const errorIdx = new Set<number>();
-    for (const e of result.errors) {
-      const p = toProblem(e, 'error', { lines: c.lines, rows: c.rows });
-      checks.problems.push(p);
-      if (p.line !== null) {
-        errorIdx.add(c.lines.indexOf(p.line));
-        checks.invalid.add(p.line);
-      }
+    const answer = readChunkAnswer(result, c, 'create', checks.numbering);
+    for (const p of answer.problems) addProblem(checks, p);
+    const created = [...answer.created].map(([i, id]) => ({ line: c.lines[i]!, id }));
+    const failed = [...answer.invalid].map((i) => c.lines[i]!);
+    const unknownLines = answer.unknown.map((i) => c.lines[i]!);
+    await journal.append({ type: 'result', chunk: n, at: now(), outcome: 'created', created, failed, unknown: unknownLines });
+    for (const x of created) {
+      st.created.set(x.line, x.id);
+      checks.unknown.delete(x.line);
     }
-    for (const w of result.warnings) checks.problems.push(toProblem(w, 'warning', { lines: c.lines, rows: c.rows }));
-    let created: Array<{ line: number; id: number | null }> | undefined;
-    if (result.created) {
-      created = result.created.map((x) => ({ line: c.lines[x.rowIndex]!, id: x.sequenceId ?? null })).filter((x) => x.line !== undefined);
-    } else {
-      const candidates = c.lines.filter((_, i) => !errorIdx.has(i));
-      if (result.createdCount === candidates.length) created = candidates.map((line) => ({ line, id: null }));
-      else if (result.createdCount === 0) created = [];
-    }
-    if (!created) {
-      const reason = `the service answered chunk ${n} with created_count ${result.createdCount ?? 'missing'} and no list of created rows, so which rows were created is unknown`;
-      await journal.append({ type: 'result', chunk: n, at: now(), outcome: 'unknown', reason });
-      c.lines.forEach((l) => unknown.add(l));
-      sent.rows += c.lines.length;
-      return { kind: 'unknown', reason: `Stopped: ${reason}` };
-    }
-    const createdLines = new Set(created.map((x) => x.line));
-    const failed = c.lines.filter((l) => !createdLines.has(l));
     for (const l of failed) {
-      if (!checks.invalid.has(l)) {
-        checks.invalid.add(l);
-        checks.problems.push({ line: l, field: '', severity: 'error', source: 'service', message: 'the service did not create this row (no reason given)' });
-      }
+      checks.rejected.add(l);
+      checks.unknown.delete(l);
     }
-    await journal.append({ type: 'result', chunk: n, at: now(), outcome: 'created', created, failed });
-    for (const x of created) st.created.set(x.line, x.id);
+    for (const l of unknownLines) checks.unknown.add(l);
     sent.rows += c.lines.length;
     done += c.lines.length;
     progress.update('creating', done, checks.toCreate, true);
+    if (unknownLines.length) {
+      return {
+        kind: 'unknown',
+        reason: `Stopped at chunk ${n} (${range}): the service's answer confirms ${created.length} of its ${c.lines.length} rows created${failed.length ? ` and names ${failed.length} as rejected` : ''} but says nothing of the other ${unknownLines.length} (created_count ${result.createdCount ?? 'missing'}, ${result.created ? `${result.created.length} created entries` : 'no list of created rows'})`,
+      };
+    }
     return undefined;
   };
 
   for await (const { line, values } of rowsOf(o, st.begin?.headers)) {
-    if (checks.invalid.has(line) || st.created.has(line)) continue;
+    if (checks.invalid.has(line) || st.created.has(line) || checks.unknown.has(line)) continue;
     const c = check(line, values);
     if (!c.row || !c.phone) throw changedFile(o, line);
     chunk.lines.push(line);
@@ -565,22 +581,20 @@ async function createPass(
   return undefined;
 }
 
-/** What a failed create request means for its rows. */
-export function classify(err: unknown, aborted: boolean): { outcome: 'unknown' | 'rejected'; reason: string } {
+/** Why a create request failed, in words that match its fate. */
+export function failureReason(err: unknown, fate: Fate, aborted: boolean): string {
   const msg = err instanceof Error ? err.message : String(err);
-  if (err instanceof UnknownOutcomeError || aborted) {
-    return { outcome: 'unknown', reason: aborted ? 'the request was cut off by the interruption; the service may or may not have created the rows' : msg };
+  if (aborted && fate === 'unknown') return 'the request was cut off by the interruption; the service may or may not have created the rows';
+  switch (fate) {
+    case 'unknown':
+      return `${msg}${/may (or may not )?have/.test(msg) ? '' : ' The service may or may not have created the rows.'}`;
+    case 'refused':
+      return `the service refused the chunk before acting (${msg}); nothing of it was created`;
+    case 'rejected':
+      return `the service rejected the chunk: ${msg}`;
+    case 'not-sent':
+      return `${msg} (the request did not reach the service)`;
   }
-  if (err instanceof MalformedResponseError) return { outcome: 'unknown', reason: `${msg} The service may have created the rows.` };
-  if (err instanceof ApiError) {
-    const s = err.status ?? 0;
-    // A 5xx other than 503 may come after the service acted; 4xx, 429 and 503 are refusals.
-    if (s >= 500 && s !== 503) return { outcome: 'unknown', reason: `the service failed with ${s} (${msg}); it may have created some rows` };
-    return { outcome: 'rejected', reason: `the service refused the chunk: ${msg}` };
-  }
-  if (err instanceof AuthError) return { outcome: 'rejected', reason: msg };
-  if (err instanceof NetworkError) return { outcome: 'rejected', reason: `${msg} (the request was not sent)` };
-  return { outcome: 'unknown', reason: msg };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -600,25 +614,24 @@ async function settleUnknown(
   // resolution), or on ours with a quarter of an hour of slack for clock skew.
   const sinceMs = begin.server_at ? Date.parse(begin.server_at) - 60_000 : Date.parse(begin.at) - 15 * 60_000;
   const claimed = new Set<number>([...state.created.values()].filter((x): x is number => x !== null));
-  const wanted = new Map<number, string>();
-  for (const c of state.unknownChunks) c.lines.forEach((l, i) => wanted.set(l, c.phones[i]!));
-  // Read the unknown rows' phone numbers back from the file (and check it is the same file).
-  const phones = new Map<number, string>();
+  const rows = [...state.unknown.values()];
+  // The unknown rows must still be in the file as they were (same phone on the same line).
+  const wanted = new Map(rows.map((r) => [r.line, r.phone]));
+  let found = 0;
   for await (const { line, values } of rowsOf(o)) {
     const h = wanted.get(line);
     if (h === undefined) continue;
     const c = check(line, values);
     if (!c.phone || hash(c.phone) !== h) throw changedFile(o, line);
-    phones.set(line, c.phone);
-    if (phones.size === wanted.size) break;
+    if (++found === wanted.size) break;
   }
-  if (phones.size !== wanted.size) throw new UsageError(`${o.file} has fewer rows than when the journal ${journalPath} was written; resume with the same file.`);
+  if (found !== wanted.size) throw new UsageError(`${o.file} has fewer rows than when the journal ${journalPath} was written; resume with the same file.`);
 
   // A request cut off on our side may still be on its way (a proxy, a queue): absence is only
   // trusted once no request of those chunks can plausibly still arrive — the run's request
   // timeout plus 5 s after it was sent.
   const quietMs = ((begin.request_timeout_s ?? 30) + 5) * 1000;
-  const readyAt = Math.max(...state.unknownChunks.map((c) => Date.parse(c.at) + quietMs));
+  const readyAt = Math.max(...rows.map((r) => Date.parse(r.at) + quietMs));
   const wait = readyAt - ctx.now().getTime();
   if (wait > 0) {
     ctx.info(`Waiting ${Math.ceil(wait / 1000)} s before checking: a request sent ${Math.round(quietMs / 1000)} s ago or less may still reach the service.`);
@@ -630,58 +643,43 @@ async function settleUnknown(
       }, { once: true });
     });
   }
-  const { listSequences } = await import('../api/sequences.js');
-  ctx.info(`Settling ${wanted.size} rows whose creation is unknown (chunk${state.unknownChunks.length > 1 ? 's' : ''} ${state.unknownChunks.map((c) => c.chunk).join(', ')}) against the service's sequences...`);
-  const all = (await listSequences(client, { sequenceDefinitionId: definitionId, limit: LIST_LIMIT })).items.map(readListed);
-  const proof = coversWindow(all, LIST_LIMIT, sinceMs);
-  if (!proof.ok && proof.undated) throw refuse(o, journalPath, state.unknownChunks[0]!.chunk, proof.reason);
-  const journal = await JournalWriter.open(journalPath);
+  ctx.info(`Looking for ${rows.length} row${rows.length === 1 ? '' : 's'} whose creation is unknown among the service's sequences...`);
+  const { listCandidates, settleRows } = await import('./settle.js');
+  let listing;
   try {
-    for (const c of state.unknownChunks) {
-      let items: ListedSequence[] = all;
-      if (!proof.ok) {
-        // Ask per phone number (a filter the sandbox knows; a service that ignores it returns the
-        // whole list, which then has to prove completeness on its own).
-        const byId = new Map<number, ListedSequence>();
-        for (const e164 of new Set(c.lines.map((l) => phones.get(l)!))) {
-          const got = (await listSequences(client, { sequenceDefinitionId: definitionId, phoneNumber: e164, limit: LIST_LIMIT })).items.map(readListed);
-          const p = coversWindow(got, LIST_LIMIT, sinceMs);
-          if (!p.ok) throw refuse(o, journalPath, c.chunk, p.reason);
-          for (const s of got) byId.set(s.id, s);
-        }
-        items = [...byId.values()];
-      }
-      const s = settleRows(
-        c.lines.map((line, i) => ({ line, phoneHash: c.phones[i]! })),
-        items,
-        { definitionId, sinceMs, claimed, hash },
-      );
-      if (!s.ok) throw refuse(o, journalPath, c.chunk, s.reason);
-      await journal.append({ type: 'settled', chunk: c.chunk, at: ctx.now().toISOString(), created: s.created, absent: s.absent });
-      for (const x of s.created) {
-        state.created.set(x.line, x.id);
-        claimed.add(x.id);
-      }
-      c.status = 'settled';
-      ctx.info(`  chunk ${c.chunk}: ${s.created.length} rows found created, ${s.absent.length} proven not created${s.absent.length ? ' (they will be sent)' : ''}`);
-    }
-    state.unknownChunks = [];
-  } finally {
-    await journal.close();
+    listing = await listCandidates(client, { sinceMs, claimed, signal: ctx.signal });
+  } catch (err) {
+    if (ctx.signal.aborted) throw new InterruptedError('Interrupted while checking the unknown rows; nothing was sent.');
+    const msg = err instanceof Error ? err.message : String(err);
+    await ctx.warn(`could not read the service's sequences (${msg}); the ${rows.length} unknown rows stay unknown`);
+    return;
   }
-}
-
-function refuse(o: BatchOptions, journalPath: string, chunk: number, reason: string): IncompleteError {
-  return new IncompleteError(
-    `Cannot tell whether the rows of chunk ${chunk} were created: ${reason}. Nothing was sent; the rows stay unknown in ${journalPath}.`,
-    { hint: 'Check the sequences on the service (outreach sequences list) before sending these rows again.' },
-  );
+  const s = settleRows(rows, listing, { definitionId, sinceMs, hash });
+  if (s.created.length || s.absent.length) {
+    const journal = await JournalWriter.open(journalPath);
+    try {
+      await journal.append({ type: 'settled', at: ctx.now().toISOString(), created: s.created, absent: s.absent });
+    } finally {
+      await journal.close();
+    }
+  }
+  for (const x of s.created) {
+    state.created.set(x.line, x.id);
+    state.unknown.delete(x.line);
+  }
+  for (const l of s.absent) state.unknown.delete(l);
+  const parts = [`${s.created.length} found created`, `${s.absent.length} proven not created${s.absent.length ? ' (they will be sent)' : ''}`];
+  if (s.unknown.length) parts.push(`${s.unknown.length} still unknown`);
+  ctx.info(`  from ${listing.source}: ${parts.join(', ')}.`);
+  const reasons = new Map<string, number[]>();
+  for (const u of s.unknown) reasons.set(u.why, [...(reasons.get(u.why) ?? []), u.line]);
+  for (const [why, lines] of reasons) ctx.info(`  line${lines.length === 1 ? '' : 's'} ${lineList(lines)}: ${why}.`);
 }
 
 // ---------------------------------------------------------------------------------------------
 const RESULT_COLUMNS = ['line', 'status', 'sequence_id', 'messages'] as const;
 
-async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Checks, st: JournalState | undefined, unknown: Set<number>): Promise<void> {
+async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Checks, st: JournalState | undefined): Promise<void> {
   const { openResults, ResultsFileError } = await import('../csv/results.js');
   let out;
   try {
@@ -705,7 +703,8 @@ async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Ch
         status = 'created';
         id = st.created.get(line) ?? null;
       } else if (checks.invalid.has(line)) status = mode === 'create' && o.skipInvalid ? 'skipped' : 'invalid';
-      else if (unknown.has(line)) status = 'unknown';
+      else if (checks.unknown.has(line)) status = 'unknown';
+      else if (checks.rejected.has(line)) status = 'invalid';
       else status = mode === 'create' ? 'not-sent' : mode === 'dry-run' ? 'checked' : 'valid';
       await out.write({ line, status, sequence_id: id ?? '', messages: messages.get(line) ?? [] });
     }
@@ -721,23 +720,30 @@ async function report(
   def: DefinitionRecord,
   checks: Checks,
   st: JournalState | undefined,
-  unknown: Set<number>,
   stop?: Stop,
 ): Promise<void> {
+  const unknown = checks.unknown;
   const errors = checks.problems.filter((p) => p.severity === 'error');
   const warnings = checks.problems.length - errors.length;
   const created = st ? st.created.size : 0;
+  const invalidCount = checks.invalid.size + checks.rejected.size + checks.unnamedInvalid;
   const summary = {
     file: o.file,
     definition_id: def.id,
     definition_name: def.name,
     mode: mode === 'validate' && !o.validateOnly && !o.dryRun ? 'create' : mode,
     rows: checks.rows,
-    valid_rows: checks.rows - checks.invalid.size,
-    invalid_rows: checks.invalid.size,
+    valid_rows: checks.rows - invalidCount,
+    invalid_rows: invalidCount,
     warnings,
     ...(mode === 'create' || (!o.validateOnly && !o.dryRun)
-      ? { created: created, unknown: unknown.size, complete: mode === 'create' && !stop }
+      ? {
+          created,
+          rejected: checks.rejected.size,
+          unknown: unknown.size,
+          unknown_lines: [...unknown].sort((a, b) => a - b),
+          complete: mode === 'create' && !stop && unknown.size === 0,
+        }
       : {}),
     ...(o.out ? { results_file: o.out } : {}),
   };
@@ -767,8 +773,8 @@ async function report(
       ctx.io.out(`… and ${checks.problems.length - shown.length} more problems (all of them with -o json${o.out ? ` and in ${o.out}` : ', or write --out results.csv'}).\n`);
     }
   }
-  const parts = [`${checks.rows} row${checks.rows === 1 ? '' : 's'}`, `${checks.rows - checks.invalid.size} valid`, `${checks.invalid.size} invalid`];
-  if (warnings) parts.push(`${warnings} warnings`);
+  const parts = [`${checks.rows} row${checks.rows === 1 ? '' : 's'}`, `${checks.rows - invalidCount} valid`, `${invalidCount} invalid`];
+  if (warnings) parts.push(`${warnings} warning${warnings === 1 ? '' : 's'}`);
   let line: string;
   if (mode === 'create') line = `${created} sequences created for definition ${def.id} "${def.name}" (${parts.join(', ')}${unknown.size ? `, ${unknown.size} unknown` : ''}).`;
   else if (mode === 'dry-run') line = `Local checks of ${o.file}: ${parts.join(', ')} (nothing sent).`;
@@ -783,7 +789,7 @@ function jsonProblem(p: Problem) {
 
 // ---------------------------------------------------------------------------------------------
 /** The command that continues (or checks) this run, quoted for a POSIX shell. */
-export function resumeCommand(o: BatchOptions, change: { resume?: boolean; validateOnly?: boolean }): string {
+export function resumeCommand(o: BatchOptions, change: { resume?: boolean; validateOnly?: boolean; resendUnknown?: boolean }): string {
   const args = ['outreach', 'sequences', 'batch', o.file];
   if (o.definition !== undefined) args.push('--definition', String(o.definition));
   if (change.validateOnly) args.push('--validate-only');
@@ -796,6 +802,7 @@ export function resumeCommand(o: BatchOptions, change: { resume?: boolean; valid
   if (!change.validateOnly) {
     if (o.skipInvalid) args.push('--skip-invalid');
     if (change.resume) args.push('--resume');
+    if (change.resendUnknown) args.push('--resend-unknown');
     if (o.yes) args.push('--yes');
   }
   return args.map(shellQuote).join(' ');

@@ -1,96 +1,197 @@
-// Settling a chunk whose fate is unknown (pure): are its rows among the organisation's sequences?
-// A row counts as created when a sequence of the same definition, for the same phone number,
-// created since the run began and not already claimed by another row of the journal, exists;
-// it counts as absent only when the listing provably covers that window. Anything the listing
-// cannot prove (no created_at, no phone, possibly cut off) is a refusal, never a guess.
+// Settling rows whose creation is unknown, from what API.md's records carry (CLI.md, point 6):
+// - which sequences exist: GET .../sequences/metrics lists all of the organisation's sequences with
+//   id and created_at (API.md); failing that, the sequence list (complete only when it is shorter
+//   than any page a service would cut at);
+// - what each one is: its sequence_definition_id and its voice steps' destination_number, from the
+//   list or, when the list does not carry them, GET .../sequences/{id};
+// - our sandbox's extras (created_at and phone_number on sequences) are used when present.
+// A row is proven created by a sequence of the same definition and phone created since the run
+// began; proven absent when no sequence created or changed since then could be it and the listing
+// is complete. Anything else stays unknown: never guessed, never sent again automatically.
+import type { HttpClient } from '../api/http.js';
 import type { SequenceRecord } from '../api/sequences.js';
+import type { UnknownRow } from './journal.js';
 
-export interface ListedSequence {
+export interface Candidate {
   id: number;
   definitionId?: number;
-  createdAt?: number;
   phones: string[];
+  createdAt?: number;
+  updatedAt?: number;
 }
 
-export function readListed(s: SequenceRecord): ListedSequence {
-  const o = s as Record<string, unknown>;
-  const def = o.sequence_definition_id ?? o.sequenceDefinitionId;
-  const created = o.created_at ?? o.createdAt;
+function int(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v);
+  return undefined;
+}
+
+function time(v: unknown): number | undefined {
+  const t = typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** What a sequence record (listed, read, or a metrics entry) says about which row it could be. */
+export function readCandidate(rec: Record<string, unknown>): Candidate | undefined {
+  const id = int(rec.id);
+  if (id === undefined) return undefined;
   const phones = new Set<string>();
-  for (const k of ['phone_number', 'phoneNumber', 'phone']) if (typeof o[k] === 'string' && o[k]) phones.add(o[k] as string);
-  if (Array.isArray(o.steps)) {
-    for (const st of o.steps) {
+  for (const k of ['phone_number', 'phoneNumber']) if (typeof rec[k] === 'string' && rec[k]) phones.add(rec[k] as string);
+  if (Array.isArray(rec.steps)) {
+    for (const st of rec.steps) {
       const d = st && typeof st === 'object' ? (st as Record<string, unknown>).destination_number : undefined;
       if (typeof d === 'string' && d) phones.add(d);
     }
   }
-  const t = typeof created === 'string' ? Date.parse(created) : NaN;
   return {
-    id: s.id,
-    definitionId: typeof def === 'number' ? def : typeof def === 'string' && /^\d+$/.test(def) ? Number(def) : undefined,
-    createdAt: Number.isNaN(t) ? undefined : t,
+    id,
+    definitionId: int(rec.sequence_definition_id ?? rec.sequenceDefinitionId),
     phones: [...phones],
+    createdAt: time(rec.created_at ?? rec.createdAt),
+    updatedAt: time(rec.last_updated ?? rec.updated_at),
   };
 }
 
-/** `undated`: the list cannot prove anything at all (asking otherwise will not help). */
-export type Proof = { ok: true } | { ok: false; reason: string; undated?: boolean };
+function merge(a: Candidate | undefined, b: Candidate): Candidate {
+  if (!a) return b;
+  return {
+    id: a.id,
+    definitionId: a.definitionId ?? b.definitionId,
+    phones: [...new Set([...a.phones, ...b.phones])],
+    createdAt: a.createdAt ?? b.createdAt,
+    updatedAt: a.updatedAt === undefined || b.updatedAt === undefined ? (a.updatedAt ?? b.updatedAt) : Math.max(a.updatedAt, b.updatedAt),
+  };
+}
+
+/** Could this sequence have been created since `sinceMs`? ('no' only when its dates say so). */
+function inWindow(c: Candidate, sinceMs: number): boolean {
+  if (c.createdAt !== undefined) return c.createdAt >= sinceMs;
+  // last_updated is never before creation: an older one rules the sequence out.
+  if (c.updatedAt !== undefined) return c.updatedAt >= sinceMs;
+  return true;
+}
+
+export interface Listing {
+  candidates: Candidate[];
+  /** Every sequence of the organisation is accounted for. */
+  complete: boolean;
+  /** How the listing was made, for the user. */
+  source: string;
+}
+
+const LIST_LIMIT = 1000;
+const PLAUSIBLE_PAGE = 100;
+const READ_CONCURRENCY = 6;
+
+/** The sequences that could be rows of this run, each with its definition and phone when known. */
+export async function listCandidates(
+  client: HttpClient,
+  o: { sinceMs: number; claimed: ReadonlySet<number>; signal?: AbortSignal },
+): Promise<Listing> {
+  const { listSequences, sequenceMetrics, getSequence } = await import('../api/sequences.js');
+  const byId = new Map<number, Candidate>();
+  let complete = false;
+  let source: string;
+  try {
+    const { items } = await sequenceMetrics(client);
+    for (const e of items) {
+      const c = readCandidate(e as Record<string, unknown>);
+      if (c) byId.set(c.id, merge(byId.get(c.id), c));
+    }
+    complete = true;
+    source = "the service's sequence metrics (all sequences of the organisation)";
+  } catch {
+    source = "the service's sequence list";
+  }
+  let listed: SequenceRecord[] = [];
+  try {
+    listed = (await listSequences(client, { limit: LIST_LIMIT })).items;
+  } catch (err) {
+    if (!complete) throw err;
+  }
+  for (const s of listed) {
+    const c = readCandidate(s as Record<string, unknown>);
+    if (c) byId.set(c.id, merge(byId.get(c.id), c));
+  }
+  if (!complete && listed.length < Math.min(LIST_LIMIT, PLAUSIBLE_PAGE)) {
+    complete = true;
+    source = `${source} (${listed.length} sequences: shorter than any page, so complete)`;
+  }
+  const wanted = [...byId.values()].filter((c) => !o.claimed.has(c.id) && inWindow(c, o.sinceMs));
+  // Read the ones the listing does not describe (no definition or no phone).
+  const toRead = wanted.filter((c) => c.definitionId === undefined || c.phones.length === 0);
+  let next = 0;
+  const worker = async () => {
+    while (next < toRead.length) {
+      if (o.signal?.aborted) return;
+      const c = toRead[next++]!;
+      try {
+        const { sequence } = await getSequence(client, c.id);
+        const read = readCandidate(sequence as Record<string, unknown>);
+        if (read) byId.set(c.id, merge(byId.get(c.id), read));
+      } catch {
+        // Stays undescribed: it then blocks proofs of absence, never makes one.
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, toRead.length) }, worker));
+  return { candidates: wanted.map((c) => byId.get(c.id)!).filter((c) => inWindow(c, o.sinceMs)), complete, source };
+}
+
+export interface Settlement {
+  created: Array<{ line: number; id: number }>;
+  absent: number[];
+  unknown: Array<{ line: number; why: string }>;
+}
 
 /**
- * Does a listing of `items` (asked with `limit`) show every sequence created since `sinceMs`?
- * Yes when it is shorter than any plausible page (below both the limit and 100), or when it is
- * ordered newest first and reaches back past `sinceMs`.
+ * Matches unknown rows to candidate sequences (pure). `hash` turns an E.164 number into the
+ * journal's phone hash.
  */
-export function coversWindow(items: readonly ListedSequence[], limit: number, sinceMs: number): Proof {
-  const undated = items.filter((i) => i.createdAt === undefined).length;
-  if (undated > 0) {
-    return { ok: false, reason: `the service's sequence list gives no created_at for ${undated} sequence(s), so what was created during this run cannot be told apart`, undated: true };
-  }
-  if (items.length < Math.min(limit, 100)) return { ok: true };
-  let newestFirst = true;
-  for (let i = 1; i < items.length; i++) if (items[i]!.createdAt! > items[i - 1]!.createdAt!) newestFirst = false;
-  if (newestFirst && items[items.length - 1]!.createdAt! < sinceMs) return { ok: true };
-  return { ok: false, reason: `the service's sequence list returned ${items.length} sequences and may be cut off before the start of this run` };
-}
-
-export interface UnknownRow {
-  line: number;
-  phoneHash: string;
-}
-
-export type Settlement =
-  | { ok: true; created: Array<{ line: number; id: number }>; absent: number[] }
-  | { ok: false; reason: string };
-
-/** Matches unknown rows to listed sequences; `hash` turns an E.164 into the journal's phone hash. */
 export function settleRows(
   rows: readonly UnknownRow[],
-  items: readonly ListedSequence[],
-  o: { definitionId: number; sinceMs: number; claimed: ReadonlySet<number>; hash: (e164: string) => string },
+  listing: Pick<Listing, 'candidates' | 'complete'>,
+  o: { definitionId: number; sinceMs: number; hash: (e164: string) => string },
 ): Settlement {
-  const byPhone = new Map<string, number[]>();
-  for (const s of items) {
-    if (s.createdAt === undefined) return { ok: false, reason: `sequence ${s.id} in the service's list has no created_at` };
-    if (s.createdAt < o.sinceMs || o.claimed.has(s.id)) continue;
-    if (s.definitionId === undefined) return { ok: false, reason: `sequence ${s.id} in the service's list has no sequence_definition_id` };
-    if (s.definitionId !== o.definitionId) continue;
-    if (s.phones.length === 0) return { ok: false, reason: `sequence ${s.id} in the service's list has no phone number (phone_number or steps[].destination_number)` };
-    for (const h of new Set(s.phones.map(o.hash))) {
-      if (!byPhone.has(h)) byPhone.set(h, []);
-      byPhone.get(h)!.push(s.id);
+  const strong = new Map<string, number[]>(); // created since the run began, same definition
+  const weak = new Map<string, number>(); // could be (changed since, or definition unknown), not proof
+  let undescribed = 0;
+  for (const c of listing.candidates) {
+    if (c.definitionId !== undefined && c.definitionId !== o.definitionId) continue;
+    if (c.phones.length === 0) {
+      undescribed++;
+      continue;
+    }
+    const proven = c.definitionId === o.definitionId && c.createdAt !== undefined && c.createdAt >= o.sinceMs;
+    for (const h of new Set(c.phones.map(o.hash))) {
+      if (proven) strong.set(h, [...(strong.get(h) ?? []), c.id]);
+      else weak.set(h, (weak.get(h) ?? 0) + 1);
     }
   }
-  for (const ids of byPhone.values()) ids.sort((a, b) => a - b);
-  const used = new Set<number>();
-  const created: Array<{ line: number; id: number }> = [];
-  const absent: number[] = [];
-  for (const r of rows) {
-    const id = (byPhone.get(r.phoneHash) ?? []).find((x) => !used.has(x));
-    if (id === undefined) absent.push(r.line);
-    else {
-      used.add(id);
-      created.push({ line: r.line, id });
+  const byPhone = new Map<string, UnknownRow[]>();
+  for (const r of rows) byPhone.set(r.phone, [...(byPhone.get(r.phone) ?? []), r]);
+  const out: Settlement = { created: [], absent: [], unknown: [] };
+  for (const [h, group] of byPhone) {
+    const ids = (strong.get(h) ?? []).sort((a, b) => a - b);
+    const sorted = [...group].sort((a, b) => a.line - b.line);
+    if (ids.length >= sorted.length) {
+      sorted.forEach((r, i) => out.created.push({ line: r.line, id: ids[i]! }));
+    } else if (ids.length === 0 && !weak.has(h) && undescribed === 0 && listing.complete) {
+      for (const r of sorted) out.absent.push(r.line);
+    } else {
+      const why =
+        ids.length > 0
+          ? `${ids.length} sequence(s) for this phone number were created for ${sorted.length} rows that share it`
+          : weak.has(h)
+            ? 'a sequence for this phone number changed during the run, but the service gives no creation time to tell whether it is this row'
+            : !listing.complete
+              ? "the service's sequence list may be cut off, so absence cannot be proven"
+              : `${undescribed} sequence(s) created during the run do not show a phone number`;
+      for (const r of sorted) out.unknown.push({ line: r.line, why });
     }
   }
-  return { ok: true, created, absent };
+  out.created.sort((a, b) => a.line - b.line);
+  out.absent.sort((a, b) => a - b);
+  out.unknown.sort((a, b) => a.line - b.line);
+  return out;
 }

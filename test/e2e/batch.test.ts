@@ -88,9 +88,15 @@ async function startProxy(target: string, opts: { dropCreate?: number; when?: 'b
           req.socket.destroy(); // the sandbox has acted; the client never hears of it
           return;
         }
-        if (opts.stripCreatedAt && req.method === 'GET' && req.url?.match(/\/sequences(\?|$)/)) {
+        if (opts.stripCreatedAt && req.method === 'GET' && req.url?.match(/\/sequences(\/metrics)?(\?|$)/)) {
+          // Only API.md's fields: no created_at or phone_number on sequences; metrics keep theirs
+          // (API.md lists created_at there) unless they are stripped too.
           const j = JSON.parse(text);
-          for (const s of j.data) delete s.created_at;
+          for (const s of j.data) {
+            if (!req.url.includes('/metrics')) delete s.created_at;
+            delete s.phone_number;
+            delete s.name;
+          }
           text = JSON.stringify(j);
         }
         const headers = { ...up.headers };
@@ -240,9 +246,9 @@ describe('interrupted create and --resume', () => {
 
     const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir) });
     expect(resume.code, resume.stderr).toBe(0);
-    expect(resume.stderr).toContain('chunk 2: 100 rows found created, 0 proven not created');
+    expect(resume.stderr).toContain('100 found created, 0 proven not created');
     const after = journalOf(`${out}.journal.ndjson`);
-    expect(after.find((j) => j.type === 'settled')).toMatchObject({ chunk: 2, absent: [] });
+    expect(after.find((j) => j.type === 'settled')).toMatchObject({ absent: [] });
     expect(after.find((j) => j.type === 'settled').created.length).toBe(100);
     expect(after.filter((j) => j.type === 'intent').map((j) => [j.chunk, j.lines.length])).toEqual([[1, 100], [2, 100], [3, 50]]);
     const final = resultsOf(out);
@@ -264,13 +270,13 @@ describe('interrupted create and --resume', () => {
     expect((await sequencesOfDefinition1()).length).toBe(2 + 100);
     const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir) });
     expect(resume.code, resume.stderr).toBe(0);
-    expect(resume.stderr).toContain('chunk 2: 0 rows found created, 100 proven not created');
+    expect(resume.stderr).toContain('0 found created, 100 proven not created (they will be sent)');
     const settled = journalOf(`${out}.journal.ndjson`).find((j) => j.type === 'settled');
     expect(settled.absent.length).toBe(100);
     await expectEachPhoneOnce(file, 250);
   });
 
-  it('a sequence list without created_at cannot prove anything: --resume refuses (exit 7), sends nothing', async () => {
+  it('records without created_at or phone_number (API.md fields only): absence is still proven from the steps, and the rows are sent once', async () => {
     const file = makeFile(150);
     const out = join(tmp.dir, 'results.csv');
     const drop = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'before' });
@@ -280,13 +286,13 @@ describe('interrupted create and --resume', () => {
     const strip = await startProxy(sbx.baseUrl, { stripCreatedAt: true });
     try {
       const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: strip.url }) });
-      expect(resume.code, resume.stderr).toBe(7);
-      expect(resume.stderr).toContain('no created_at');
-      expect(strip.creates()).toBe(0);
+      expect(resume.code, resume.stderr).toBe(0);
+      expect(resume.stderr).toContain('0 found created, 50 proven not created');
+      expect(strip.creates()).toBe(1);
     } finally {
       await strip.close();
     }
-    expect((await sequencesOfDefinition1()).length).toBe(2 + 100);
+    await expectEachPhoneOnce(file, 150);
   });
 
   it('an edited file is refused on --resume', async () => {

@@ -24,7 +24,8 @@ export function register(parent: Command): void {
     .option('--out <results.csv>', 'write every input row with its line, status, sequence_id and messages (.csv or .ndjson)')
     .option('--skip-invalid', 'create the valid rows even when some rows are invalid (they are reported and skipped)')
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
-    .option('--resume', 'continue a stopped run from its journal; rows whose creation is unknown are checked first, none is sent twice')
+    .option('--resume', "continue a stopped run from its journal: sends the rows never sent; looks for the rows whose creation is unknown among the service's sequences first")
+    .option('--resend-unknown', 'with --resume: also send the rows whose creation stayed unknown (after a person has checked they were not created)')
     .addOption(new Option('--journal <file>', 'journal path (default: <out or file>.journal.ndjson)').hideHelp())
     .addHelpText(
       'after',
@@ -58,6 +59,7 @@ interface Opts {
   skipInvalid?: boolean;
   yes?: boolean;
   resume?: boolean;
+  resendUnknown?: boolean;
   journal?: string;
 }
 
@@ -72,6 +74,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
   if (!file) throw new UsageError('Missing the CSV file: outreach sequences batch <file.csv> --definition <id>.');
   if (opts.validateOnly && opts.dryRun) throw new UsageError('--validate-only and --dry-run disagree: --dry-run sends nothing, --validate-only asks the service.');
   if (opts.resume && (opts.validateOnly || opts.dryRun)) throw new UsageError('--resume continues a create run; it cannot be combined with --validate-only or --dry-run.');
+  if (opts.resendUnknown && !opts.resume) throw new UsageError('--resend-unknown goes with --resume: it sends again the rows an earlier run left unknown.');
   let delimiter = opts.delimiter;
   if (delimiter !== undefined) {
     if (/^(tab|\\t)$/i.test(delimiter)) delimiter = '\t';
@@ -114,6 +117,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
       skipInvalid: Boolean(opts.skipInvalid),
       yes: Boolean(opts.yes),
       resume: Boolean(opts.resume),
+      resendUnknown: Boolean(opts.resendUnknown),
       journal: opts.journal,
     },
     ctx,
