@@ -84,7 +84,7 @@ export function createContext(deps: ContextDeps): Context {
       const settings = await ctx.settings();
       const { requireKey } = await import('./config/settings.js');
       const apiKey = opts.anonymous ? settings.apiKey : requireKey(settings);
-      const { HttpClient } = await import('./api/http.js');
+      const { HttpClient, formatRetryNotice } = await import('./api/http.js');
       const retryBase = Number(env.OUTREACH_RETRY_BASE_MS);
       const maxRetries = env.OUTREACH_MAX_RETRIES === undefined ? undefined : Number(env.OUTREACH_MAX_RETRIES);
       const client = new HttpClient({
@@ -92,6 +92,10 @@ export function createContext(deps: ContextDeps): Context {
         apiKey,
         timeoutMs: globals.requestTimeoutSec * 1000,
         trace: globals.debug ? ctx.debug : undefined,
+        // A person at a terminal sees that a slow request is being retried; logs and pipes get nothing.
+        // The line first clears a progress bar the retry interrupts (it redraws on its next update).
+        onRetryNotice:
+          io.isStderrTTY && !globals.quiet ? (notice) => io.err(`\r\u001b[2K${formatRetryNotice(notice)}\n`) : undefined,
         signal,
         userAgent: `outreach-cli/${__OUTREACH_VERSION__} node/${process.versions.node}`,
         retry: {

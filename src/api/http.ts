@@ -7,31 +7,35 @@
 // Node 20's fetch ignores HTTP(S)_PROXY. Importing the undici package costs about 1.2× a bare node
 // start on this machine against 0.4× for the built-in fetch, and most runs (cron jobs) are one
 // request or a few: see bench/calls-list.mjs.
-import {
-  ApiError,
-  AuthError,
-  ExitCode,
-  MalformedResponseError,
-  NetworkError,
-  UnknownOutcomeError,
-} from '../errors.js';
+import { MalformedResponseError, NetworkError, UnknownOutcomeError } from '../errors.js';
 import { apiErrorFrom } from './errors.js';
 import {
   DEFAULT_RETRY_POLICY,
+  defaultTotalTimeoutMs,
   isRetryable,
   parseRetryAfter,
   retryDelay,
+  retryFits,
   type AttemptFailure,
   type Method,
   type RetryPolicy,
 } from './retry.js';
+import { sleep, untilAborted, withDeadline } from '../util/deadline.js';
 
 export interface HttpClientOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Limit of one attempt, from sending to the last byte of the body. */
   timeoutMs: number;
+  /**
+   * Limit of one logical request: every attempt and every wait between them. Default: the worst case
+   * of the retry schedule (`defaultTotalTimeoutMs`); `retryFits` says how it is kept.
+   */
+  totalTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   trace?: (line: string) => void;
+  /** Told before each retry's wait, so a terminal can show that something is happening. */
+  onRetryNotice?: (notice: RetryNotice) => void;
   userAgent?: string;
   /** Injected for tests. */
   sleep?: (ms: number) => Promise<void>;
@@ -51,6 +55,28 @@ export interface RequestOptions {
   /** Told how an attempt failed before it is retried (e.g. a lost DELETE that may have landed). */
   onRetry?: (failure: AttemptFailure, attempt: number) => void;
 }
+
+export interface RetryNotice {
+  method: Method;
+  /** The path below the base URL (e.g. `/call`), never the query: it may hold patient ids. */
+  path: string;
+  /** The attempt about to be made (2 for the first retry). */
+  attempt: number;
+  maxAttempts: number;
+  /** How the previous attempt failed, e.g. `timed out after 3 s`, `status 503`. */
+  reason: string;
+  waitMs: number;
+}
+
+/** The line a terminal shows for a retry notice. */
+export function formatRetryNotice(n: RetryNotice): string {
+  return `retrying ${n.method} ${n.path} in ${formatDuration(n.waitMs)} (attempt ${n.attempt} of ${n.maxAttempts}): ${n.reason}`;
+}
+
+/** How one attempt ended: an answer read in full, or a failure. */
+type AttemptResult =
+  | { ok: true; status: number; headers: WireResponse['headers']; text: string }
+  | { ok: false; failure: AttemptFailure; cause: unknown; bodyBroke?: boolean; status?: number; headers?: WireResponse['headers']; text?: string };
 
 interface WireResponse {
   status: number;
@@ -82,12 +108,16 @@ export class HttpClient {
   private closeTransport?: () => Promise<void>;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  private readonly basePath: string;
 
   constructor(private readonly opts: HttpClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.host = new URL(this.baseUrl).host;
+    const base = new URL(this.baseUrl);
+    this.host = base.host;
+    this.basePath = base.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    // A backoff wait ends early on Ctrl-C.
+    this.sleep = opts.sleep ?? ((ms) => sleep(ms, opts.signal));
     this.random = opts.random ?? Math.random;
   }
 
@@ -169,70 +199,104 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     const transport = await this.getTransport();
+    const timeoutMs = this.opts.timeoutMs;
+    const budgetMs = this.opts.totalTimeoutMs ?? defaultTotalTimeoutMs(timeoutMs, { ...this.policy, maxRetries });
+    const begun = performance.now();
+    const shownPath = this.shownPath(url);
+    // Time counted against the budget: attempts at most their timeout, waits their length (retryFits).
+    let countedMs = 0;
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       this.opts.trace?.(`→ ${method} ${traced}${body ? ` (${body.length} bytes body)` : ''}${attempt > 1 ? ` [attempt ${attempt}]` : ''}`);
-      let failure: AttemptFailure;
-      let failureError: unknown;
-      let status = 0;
-      try {
-        const signal = this.opts.signal
-          ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(this.opts.timeoutMs)])
-          : AbortSignal.timeout(this.opts.timeoutMs);
-        const res = await transport(url, { method, headers, body, signal });
-        status = res.status;
-        let text: string;
-        try {
-          text = await res.text();
-        } catch (err) {
-          // Headers arrived, the body broke off: the service acted; only safe requests are repeated.
-          failure = { kind: 'lost', code: errorCode(err) };
-          failureError = err;
-          this.opts.trace?.(`← ${status} body broke off after ${ms(started)} (${failure.code})`);
-          if (attempt <= maxRetries && isRetryable(method, failure, opts.idempotent)) {
-            opts.onRetry?.(failure, attempt);
-            await this.backoff(attempt, maxRetries);
-            continue;
-          }
-          throw new MalformedResponseError(
-            `The service answered ${method} ${url.pathname} with status ${status} but the body was cut off (${failure.code}).`,
-            { status, code: 'truncated_body', cause: err },
-          );
-        }
-        this.opts.trace?.(`← ${status} ${ms(started)} ${text.length} bytes`);
-        if (status >= 200 && status < 300) {
-          return { status, headers: res.headers, data: parseBody<T>(text, status, method, url), text };
-        }
-        failure = { kind: 'status', status, retryAfter: headerValue(res.headers['retry-after']) };
-        if (attempt <= maxRetries && isRetryable(method, failure, opts.idempotent)) {
-          const wait = retryDelay(attempt, this.policy, this.random, parseRetryAfter(failure.retryAfter, Date.now()));
-          this.opts.trace?.(`  retrying in ${wait}ms (status ${status}, attempt ${attempt + 1} of ${maxRetries + 1})`);
+      const result = await this.attempt(transport, url, { method, headers, body }, timeoutMs, traced);
+      countedMs += Math.min(timeoutMs, performance.now() - started);
+      if (result.ok) {
+        const { status, headers: resHeaders, text } = result;
+        return { status, headers: resHeaders, data: parseBody<T>(text, status, method, url), text };
+      }
+      const { failure } = result;
+
+      let giveUp: string | undefined; // why a retryable failure is not retried: the time ran out
+      if (attempt <= maxRetries && isRetryable(method, failure, opts.idempotent)) {
+        const asked = failure.kind === 'status' ? parseRetryAfter(failure.retryAfter, Date.now()) : undefined;
+        const wait = retryDelay(attempt, this.policy, this.random, asked);
+        if (retryFits(countedMs, wait, timeoutMs, budgetMs)) {
+          const next = attempt + 1;
+          const reason = describeFailure(failure, timeoutMs, result.bodyBroke);
+          this.opts.trace?.(`  retrying in ${wait}ms (${failure.kind === 'status' ? `status ${failure.status}, ` : ''}attempt ${next} of ${maxRetries + 1})`);
+          this.opts.onRetryNotice?.({ method, path: shownPath, attempt: next, maxAttempts: maxRetries + 1, reason, waitMs: wait });
           opts.onRetry?.(failure, attempt);
           await this.sleep(wait);
+          countedMs += wait;
           continue;
         }
-        throw apiErrorFrom(method, url, status, text, res.headers);
-      } catch (err) {
-        if (err instanceof ApiError || err instanceof AuthError || err instanceof MalformedResponseError) throw err;
-        if (this.opts.signal?.aborted) throw err; // Ctrl-C: let the command decide
-        failureError = err;
-        failure = classifyNetworkError(err);
-        this.opts.trace?.(`✗ ${method} ${traced} failed after ${ms(started)}: ${failure.kind === 'status' ? failure.status : failure.code}`);
-        if (attempt <= maxRetries && isRetryable(method, failure, opts.idempotent)) {
-          opts.onRetry?.(failure, attempt);
-          await this.backoff(attempt, maxRetries);
-          continue;
-        }
-        throw networkErrorFrom(method, url, this.host, failure, attempt, this.opts.timeoutMs, failureError);
+        const allowed = `the ${formatDuration(budgetMs)} allowed for this request`;
+        giveUp =
+          asked !== undefined
+            ? `the service asked to wait ${formatDuration(asked)}; with another attempt (up to ${formatDuration(timeoutMs)}) that would exceed ${allowed}`
+            : `no time left for another attempt within ${allowed}`;
+        this.opts.trace?.(`  not retrying: ${giveUp}`);
       }
+
+      const spent: Spent = { attempts: attempt, elapsedMs: performance.now() - begun, timeoutMs, giveUp };
+      if (failure.kind === 'status') {
+        const err = apiErrorFrom(method, url, result.status!, result.text ?? '', result.headers);
+        if (giveUp) err.message += `; ${giveUp}`;
+        throw err;
+      }
+      if (result.bodyBroke && failure.code !== 'timeout') {
+        throw new MalformedResponseError(
+          `The service answered ${method} ${url.pathname} with status ${result.status} but the body was cut off (${failure.code}).`,
+          { status: result.status, code: 'truncated_body', cause: result.cause },
+        );
+      }
+      throw networkErrorFrom(method, url, this.host, failure, spent, result.cause);
     }
   }
 
-  private async backoff(attempt: number, maxRetries: number) {
-    const wait = retryDelay(attempt, this.policy, this.random);
-    this.opts.trace?.(`  retrying in ${wait}ms (attempt ${attempt + 1} of ${maxRetries + 1})`);
-    await this.sleep(wait);
+  /** One attempt, limited to `limitMs` from sending the request to the last byte of the answer. */
+  private async attempt(
+    transport: Transport,
+    url: URL,
+    init: { method: Method; headers: Record<string, string>; body?: string },
+    limitMs: number,
+    traced: string,
+  ): Promise<AttemptResult> {
+    const started = performance.now();
+    const deadline = withDeadline(limitMs, this.opts.signal);
+    let status: number | undefined;
+    try {
+      const res = await transport(url, { ...init, signal: deadline.signal });
+      status = res.status;
+      let text: string;
+      try {
+        text = await untilAborted(res.text(), deadline.signal);
+      } catch (err) {
+        if (this.opts.signal?.aborted) throw err;
+        // Headers arrived, the body did not: the service acted; only safe requests are repeated.
+        const failure: AttemptFailure = { kind: 'lost', code: deadline.timedOut ? 'timeout' : errorCode(err) };
+        this.opts.trace?.(`← ${status} body ${deadline.timedOut ? 'timed out' : 'broke off'} after ${ms(started)} (${failure.code})`);
+        return { ok: false, failure, cause: err, bodyBroke: true, status };
+      }
+      this.opts.trace?.(`← ${status} ${ms(started)} ${text.length} bytes`);
+      if (status >= 200 && status < 300) return { ok: true, status, headers: res.headers, text };
+      const failure: AttemptFailure = { kind: 'status', status, retryAfter: headerValue(res.headers['retry-after']) };
+      return { ok: false, failure, cause: undefined, status, headers: res.headers, text };
+    } catch (err) {
+      if (this.opts.signal?.aborted) throw err; // Ctrl-C: let the command decide
+      const failure = deadline.timedOut ? ({ kind: 'lost', code: 'timeout' } as const) : classifyNetworkError(err);
+      this.opts.trace?.(`✗ ${init.method} ${traced} failed after ${ms(started)}: ${failure.kind === 'status' ? failure.status : failure.code}`);
+      return { ok: false, failure, cause: err };
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The path as the API documents it (below the base URL's /v1), without the query. */
+  private shownPath(url: URL): string {
+    const p = url.pathname;
+    return this.basePath && p.startsWith(`${this.basePath}/`) ? p.slice(this.basePath.length) : p;
   }
 }
 
@@ -262,35 +326,60 @@ function classifyNetworkError(err: unknown): AttemptFailure {
   return { kind: 'lost', code };
 }
 
-function networkErrorFrom(
-  method: Method,
-  url: URL,
-  host: string,
-  failure: AttemptFailure,
-  attempts: number,
-  timeoutMs: number,
-  cause: unknown,
-): NetworkError {
+/** What one logical request cost, for a truthful message. */
+interface Spent {
+  attempts: number;
+  elapsedMs: number;
+  timeoutMs: number;
+  /** Set when a retry was not made because the time allowed ran out. */
+  giveUp?: string;
+}
+
+/** `300 ms`, `1.2 s`, `123.5 s`. */
+export function formatDuration(msValue: number): string {
+  if (msValue < 1000) return `${Math.round(msValue)} ms`;
+  return `${Number((msValue / 1000).toFixed(1))} s`;
+}
+
+/** The reason a retry notice gives for the failed attempt. */
+function describeFailure(failure: AttemptFailure, timeoutMs: number, bodyBroke?: boolean): string {
+  if (failure.kind === 'status') return `status ${failure.status}`;
+  if (failure.code === 'timeout') return `timed out after ${formatDuration(timeoutMs)}`;
+  if (failure.code === 'ECONNREFUSED') return 'connection refused';
+  if (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN') return 'host not found';
+  if (bodyBroke) return `the answer broke off (${failure.code})`;
+  return failure.kind === 'not-sent' ? `could not connect (${failure.code})` : `connection lost (${failure.code})`;
+}
+
+function networkErrorFrom(method: Method, url: URL, host: string, failure: AttemptFailure, spent: Spent, cause: unknown): NetworkError {
   const code = failure.kind === 'status' ? String(failure.status) : failure.code;
-  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  const what =
-    code === 'timeout'
-      ? `timed out after ${timeoutMs / 1000}s`
-      : code === 'ECONNREFUSED'
-        ? 'refused the connection'
-        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-          ? 'could not be resolved'
-          : `failed (${code})`;
+  const timedOut = code === 'timeout';
+  const what = timedOut
+    ? `timed out after ${formatDuration(spent.timeoutMs)}`
+    : code === 'ECONNREFUSED'
+      ? 'refused the connection'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'could not be resolved'
+        : `failed (${code})`;
+  // Say how long it really took when that is more than one attempt's limit.
+  const inAll = `${formatDuration(spent.elapsedMs)} in all${spent.giveUp ? `; ${spent.giveUp}` : ''}`;
+  const plural = spent.attempts === 1 ? 'attempt' : 'attempts';
+  const tail =
+    spent.attempts === 1 && !spent.giveUp
+      ? ''
+      : timedOut
+        ? ` (${spent.attempts} ${plural}, ${inAll})`
+        : ` after ${spent.attempts} ${plural} (${inAll})`;
   if (failure.kind === 'lost' && !['GET', 'HEAD'].includes(method)) {
     return new UnknownOutcomeError(
-      `${method} ${url.pathname} to ${host} ${what}${tries}; the service may or may not have acted on it.`,
+      `${method} ${url.pathname} to ${host} ${what}${tail}; the service may or may not have acted on it.`,
       { cause, hint: 'Check the state on the service before repeating it.' },
     );
   }
-  return new NetworkError(`The service at ${host} ${what}${tries}.`, {
+  return new NetworkError(`The service at ${host} ${what}${tail}.`, {
     cause,
-    code: code === 'timeout' ? 'timeout' : 'network',
-    hint: code === 'timeout' ? 'Raise --request-timeout if the service is slow.' : 'Check --base-url, the network and any proxy settings.',
+    code: timedOut ? 'timeout' : 'network',
+    hint: timedOut ? 'Raise --request-timeout if the service is slow.' : 'Check --base-url, the network and any proxy settings.',
   });
 }
 

@@ -71,3 +71,26 @@ export function retryDelay(
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(random() * ceiling);
 }
+
+/**
+ * The time allowed for one logical request, every attempt and every wait between them included.
+ * By default it is the worst case of the retry schedule itself, so the normal retries always fit:
+ *   (maxRetries + 1) × timeoutMs + Σ_{k=1..maxRetries} min(maxDelayMs, baseDelayMs × 2^(k−1))
+ * (123.5 s at the defaults: 4 × 30 s + 0.5 + 1 + 2 s). What it adds is a bound on Retry-After
+ * waits, which could otherwise add maxRetries × maxRetryAfterMs to a run.
+ */
+export function defaultTotalTimeoutMs(timeoutMs: number, policy: RetryPolicy): number {
+  let waits = 0;
+  for (let k = 1; k <= policy.maxRetries; k++) waits += Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (k - 1));
+  return (policy.maxRetries + 1) * timeoutMs + waits;
+}
+
+/**
+ * The rule that keeps one request within its time allowed (totalTimeoutMs): each attempt counts for
+ * at most its timeout and each wait for its length, and a retry is begun only when the time counted
+ * so far, its wait and one full attempt fit in the time allowed; otherwise the request fails with
+ * its last failure. Attempts are never cut short, so the default schedule always fits exactly.
+ */
+export function retryFits(countedMs: number, waitMs: number, timeoutMs: number, totalTimeoutMs: number): boolean {
+  return countedMs + waitMs + timeoutMs <= totalTimeoutMs;
+}

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkAuthorization, classify, summarise, type DeliveryKind } from './classify.js';
+import { untilAborted, withDeadline } from '../util/deadline.js';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -78,19 +79,18 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
       if (v !== undefined) headers[h] = v;
     }
     const started = performance.now();
+    // Not AbortSignal.any + AbortSignal.timeout: on Node 20 that timer can be lost (see util/deadline.ts).
+    const deadline = withDeadline(opts.forwardTimeoutMs ?? 10_000, closing.signal);
     try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: raw,
-        signal: AbortSignal.any([closing.signal, AbortSignal.timeout(opts.forwardTimeoutMs ?? 10_000)]),
-      });
-      await res.arrayBuffer().catch(() => undefined);
+      const res = await fetch(url, { method: 'POST', headers, body: raw, signal: deadline.signal });
+      await untilAborted(res.arrayBuffer(), deadline.signal).catch(() => undefined);
       return { url, status: res.status, ms: Math.round(performance.now() - started) };
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      const error = err.name === 'TimeoutError' ? 'timed out' : closing.signal.aborted ? 'stopped' : (err.cause?.code ?? err.message);
+      const error = deadline.timedOut ? 'timed out' : closing.signal.aborted ? 'stopped' : (err.cause?.code ?? err.message);
       return { url, error, ms: Math.round(performance.now() - started) };
+    } finally {
+      deadline.clear();
     }
   };
 

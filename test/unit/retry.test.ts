@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, isRetryable, parseRetryAfter, retryDelay, type AttemptFailure, type Method } from '../../src/api/retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  defaultTotalTimeoutMs,
+  isRetryable,
+  parseRetryAfter,
+  retryDelay,
+  retryFits,
+  type AttemptFailure,
+  type Method,
+} from '../../src/api/retry.js';
 
 describe('isRetryable', () => {
   const cases: Array<[Method, AttemptFailure, boolean, boolean]> = [
@@ -54,5 +63,33 @@ describe('retryDelay', () => {
   it('honours Retry-After, capped at the policy maximum', () => {
     expect(retryDelay(1, policy, () => 1, 2500)).toBe(2500);
     expect(retryDelay(1, policy, () => 1, 10 * 60_000)).toBe(policy.maxRetryAfterMs);
+  });
+});
+
+describe('the time allowed for one request', () => {
+  it('defaults to the worst case of the schedule: 123.5 s at the defaults, 15.5 s with a 3 s timeout', () => {
+    expect(defaultTotalTimeoutMs(30_000, DEFAULT_RETRY_POLICY)).toBe(123_500);
+    expect(defaultTotalTimeoutMs(3_000, DEFAULT_RETRY_POLICY)).toBe(15_500);
+    expect(defaultTotalTimeoutMs(1_000, { ...DEFAULT_RETRY_POLICY, maxRetries: 0 })).toBe(1_000);
+    // the backoff cap applies: 0.5 + 1 + 2 + 4 + 8 + 8 s
+    expect(defaultTotalTimeoutMs(1_000, { ...DEFAULT_RETRY_POLICY, maxRetries: 6 })).toBe(7 * 1_000 + 23_500);
+  });
+
+  it('the longest schedule always fits, one more attempt never does', () => {
+    const policy = DEFAULT_RETRY_POLICY;
+    const total = defaultTotalTimeoutMs(3_000, policy);
+    let counted = 3_000; // the first attempt timed out
+    for (let k = 1; k <= policy.maxRetries; k++) {
+      const wait = retryDelay(k, policy, () => 1);
+      expect(retryFits(counted, wait, 3_000, total)).toBe(true);
+      counted += wait + 3_000;
+    }
+    expect(counted).toBe(total);
+    expect(retryFits(counted, 0, 3_000, total)).toBe(false);
+  });
+
+  it('a Retry-After that leaves no room for a full attempt does not fit', () => {
+    expect(retryFits(1_000, 13_000, 3_000, 15_500)).toBe(false);
+    expect(retryFits(1_000, 11_500, 3_000, 15_500)).toBe(true);
   });
 });
