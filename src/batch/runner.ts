@@ -692,7 +692,9 @@ async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Ch
   for (const p of checks.problems) {
     if (p.line === null) continue;
     const list = messages.get(p.line) ?? [];
-    list.push(`${p.severity === 'warning' ? 'warning: ' : ''}${p.field ? `${p.field}: ` : ''}${p.message}`);
+    // The field is named unless the service's words already name it.
+    const field = p.field && !p.message.includes(p.field) ? `${p.field}: ` : '';
+    list.push(`${p.severity === 'warning' ? 'warning: ' : ''}${field}${p.message}`);
     messages.set(p.line, list);
   }
   try {

@@ -1,7 +1,7 @@
 // Settling rows whose creation is unknown, from what API.md's records carry (CLI.md, point 6):
 // - which sequences exist: GET .../sequences/metrics lists all of the organisation's sequences with
-//   id and created_at (API.md); failing that, the sequence list (complete only when it is shorter
-//   than any page a service would cut at);
+//   id and created_at (API.md). Without it, the sequence list can still prove a row created, but
+//   never absent: API.md does not say whether the list is paged;
 // - what each one is: its sequence_definition_id and its voice steps' destination_number, from the
 //   list or, when the list does not carry them, GET .../sequences/{id};
 // - our sandbox's extras (created_at and phone_number on sequences) are used when present.
@@ -80,7 +80,6 @@ export interface Listing {
 }
 
 const LIST_LIMIT = 1000;
-const PLAUSIBLE_PAGE = 100;
 const READ_CONCURRENCY = 6;
 
 /** The sequences that could be rows of this run, each with its definition and phone when known. */
@@ -92,6 +91,8 @@ export async function listCandidates(
   const byId = new Map<number, Candidate>();
   let complete = false;
   let source: string;
+  // The list is read even when metrics answer: it usually carries each sequence's definition and
+  // steps, which saves a read per sequence.
   try {
     const { items } = await sequenceMetrics(client);
     for (const e of items) {
@@ -101,7 +102,7 @@ export async function listCandidates(
     complete = true;
     source = "the service's sequence metrics (all sequences of the organisation)";
   } catch {
-    source = "the service's sequence list";
+    source = "the service's sequence list (no metrics: absence cannot be proven)";
   }
   let listed: SequenceRecord[] = [];
   try {
@@ -112,10 +113,6 @@ export async function listCandidates(
   for (const s of listed) {
     const c = readCandidate(s as Record<string, unknown>);
     if (c) byId.set(c.id, merge(byId.get(c.id), c));
-  }
-  if (!complete && listed.length < Math.min(LIST_LIMIT, PLAUSIBLE_PAGE)) {
-    complete = true;
-    source = `${source} (${listed.length} sequences: shorter than any page, so complete)`;
   }
   const wanted = [...byId.values()].filter((c) => !o.claimed.has(c.id) && inWindow(c, o.sinceMs));
   // Read the ones the listing does not describe (no definition or no phone).
@@ -185,7 +182,7 @@ export function settleRows(
           : weak.has(h)
             ? 'a sequence for this phone number changed during the run, but the service gives no creation time to tell whether it is this row'
             : !listing.complete
-              ? "the service's sequence list may be cut off, so absence cannot be proven"
+              ? "the service's sequence metrics could not be read and its list may be paged, so absence cannot be proven"
               : `${undescribed} sequence(s) created during the run do not show a phone number`;
       for (const r of sorted) out.unknown.push({ line: r.line, why });
     }

@@ -216,7 +216,8 @@ function seedCalls(): Array<Record<string, unknown>> {
   }));
 }
 
-async function route(s: VariantServer, req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
+/** The default behaviour, for overrides that act normally on some requests. */
+export async function route(s: VariantServer, req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const path = url.pathname.replace(/^\/v1/, '');
   const m = req.method ?? 'GET';
