@@ -2,6 +2,7 @@
 // so a committed event is never lost; the worker POSTs it, and only a 2xx answer marks it delivered.
 // Failures (refused, timeout, non-2xx) are retried with exponential backoff; rows still pending when
 // the sandbox stops are picked up on the next start on the same database file (at-least-once).
+import { withDeadline } from '../util/deadline.js';
 import { prep, type Db } from './db.js';
 
 export interface OutboxOptions {
@@ -114,13 +115,10 @@ export class Outbox {
     };
     if (row.secret) headers.authorization = `Bearer ${row.secret}`;
     let error: string;
+    // Not AbortSignal.any + AbortSignal.timeout: Node 20 can lose that timer to the GC (util/deadline.ts).
+    const deadline = withDeadline(this.opts.timeoutMs, ctrl.signal);
     try {
-      const res = await fetch(row.url, {
-        method: 'POST',
-        headers,
-        body: row.payload,
-        signal: AbortSignal.any([ctrl.signal, AbortSignal.timeout(this.opts.timeoutMs)]),
-      });
+      const res = await fetch(row.url, { method: 'POST', headers, body: row.payload, signal: deadline.signal });
       await res.arrayBuffer().catch(() => undefined); // drain so the connection is reused
       if (res.ok) {
         this.stmts.delivered.run(attempt, new Date().toISOString(), row.id);
@@ -131,7 +129,9 @@ export class Outbox {
     } catch (e) {
       if (ctrl.signal.aborted) return; // sandbox stopping: try again on the next start
       const err = e as Error & { cause?: { code?: string } };
-      error = err.name === 'TimeoutError' ? `timed out after ${this.opts.timeoutMs} ms` : (err.cause?.code ?? err.message);
+      error = deadline.timedOut || err.name === 'TimeoutError' ? `timed out after ${this.opts.timeoutMs} ms` : (err.cause?.code ?? err.message);
+    } finally {
+      deadline.clear();
     }
     if (this.stopped && ctrl.signal.aborted) return;
     if (attempt >= this.maxAttempts) {
