@@ -34,13 +34,25 @@ export function register(parent: Command): void {
         'outreach sequences batch patients.csv --definition 1 --out results.csv',
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv   # cron: no prompt',
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume',
+        'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume --resend-unknown',
         'outreach sequences batch export.csv --definition 2 --map "Cell=phoneNumber" --map "Visit=visitDate" --validate-only',
         'outreach definitions get 1 -o json > def1.json && outreach sequences batch big.csv --dry-run --definition-file def1.json',
       ) +
-        '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after it is sent: CSV line numbers,\n' +
-        'sequence ids and salted hashes of the phone numbers (no names, no numbers in clear). It is locked while a run\n' +
-        'uses it; a second run on the same journal exits 2. Exit codes: 0 done, 2 usage/cancelled/locked, 3 invalid rows,\n' +
-        '7 stopped part-way (the message gives the --resume command), 130 interrupted (journal intact).\n',
+        '\nRow statuses in --out: created (the service confirmed it), invalid (a local\n' +
+        'check or a service error names it), skipped (invalid, --skip-invalid),\n' +
+        'not-sent, unknown (sent, but the service neither confirmed nor named it: a\n' +
+        'timeout, a 5xx, an answer whose counts do not cover it). A create whose fate\n' +
+        'is unknown is never repeated automatically: --resume looks for those rows\n' +
+        "among the service's sequences, sends the rows proven absent and the chunks\n" +
+        'never sent, and lists the rows it cannot prove; --resume --resend-unknown\n' +
+        'sends those deliberately.\n' +
+        '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after\n' +
+        'it is sent: CSV line numbers, sequence ids and salted hashes of the phone\n' +
+        'numbers (no names, no numbers in clear). It is locked while a run uses it; a\n' +
+        'second run on the same journal exits 2.\n' +
+        '\nExit codes: 0 every row sent confirmed created, 2 usage/cancelled/locked, 3\n' +
+        'invalid or rejected rows, 7 stopped part-way or rows unknown (the message\n' +
+        'gives the command to continue), 130 interrupted (journal intact).\n',
     )
     .action(action(run));
 }
