@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readBatchResult } from '../../../src/api/sequences.js';
 import { readChunkAnswer, readIssues, scrub, type NumberingState } from '../../../src/batch/answer.js';
 
-const chunk = { lines: [10, 12, 15], rows: [{ phoneNumber: '+14155550101', firstName: 'Ann' }, { phoneNumber: '+14155550102' }, {}] };
+const chunk: { lines: number[]; rows: Array<Record<string, string>> } = { lines: [10, 12, 15], rows: [{ phoneNumber: '+14155550101', firstName: 'Ann' }, { phoneNumber: '+14155550102' }, {}] };
 const read = (answer: unknown, mode: 'validate' | 'create' = 'create', numbering: NumberingState = {}) => readChunkAnswer(readBatchResult(answer), chunk, mode, numbering);
 const summary = (a: ReturnType<typeof read>) => ({ created: [...a.created], invalid: [...a.invalid], unknown: a.unknown });
 
