@@ -7,6 +7,10 @@
 // Tests of the client run against it so that no command depends on how our own sandbox answers.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { drop, json, text } from './faultServer.js';
+
+// The fault server's plain answers serve here too.
+export { drop, json, text };
 
 export interface Variant {
   /** How a single record is answered (GET one, POST/PATCH/PUT answers). */
@@ -79,26 +83,10 @@ interface Store {
 const KEY = 'variant-key';
 const T0 = '2026-11-20T10:00:00.000Z';
 
-export const json =
-  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
-  (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(body === undefined ? '' : JSON.stringify(body));
-  };
-export const text =
-  (status: number, body: string, contentType = 'text/html'): Handler =>
-  (_req, res) => {
-    res.writeHead(status, { 'content-type': contentType });
-    res.end(body);
-  };
 /** An empty 200 body. */
 export const empty: Handler = (_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end();
-};
-/** The connection is dropped after the request was read: the service may have acted. */
-export const drop: Handler = (req) => {
-  req.socket.destroy();
 };
 /** Acts first (the default handler), then drops the connection instead of answering. */
 export const actThenDrop =
