@@ -1,57 +1,42 @@
-// Calls: list, read, delete. Tolerant reading: a list may come as an array or wrapped in {data}.
-import { MalformedResponseError } from '../errors.js';
+// Calls: list, read, delete. Reading goes through read.ts (records bare, in an array or in
+// {success, data}; numbers as strings; an empty body is malformed).
+import { ApiError, ExitCode, NetworkError, UnknownOutcomeError } from '../errors.js';
+import { fateOf, type Fate } from './errors.js';
 import type { Call, CallListQuery } from './types.js';
 import type { HttpClient } from './http.js';
 import type { AttemptFailure } from './retry.js';
+import { API_FIELDS, normalise, readInt, readList, readOne, withId, type Listed } from './read.js';
 
-export interface Listed<T> {
-  items: T[];
-  /** The body as the service sent it (printed as is by -o json). */
-  raw: unknown;
-}
-
-export function listFrom<T>(data: unknown): T[] {
-  if (Array.isArray(data)) return data as T[];
-  if (data && typeof data === 'object') {
-    const d = (data as { data?: unknown }).data;
-    if (Array.isArray(d)) return d as T[];
-  }
-  return [];
-}
-
-/** A single record: the bare object, or an array holding it. */
-export function recordFrom<T>(data: unknown): T | undefined {
-  if (Array.isArray(data)) return data[0] as T | undefined;
-  if (data && typeof data === 'object') {
-    const d = (data as { data?: unknown }).data;
-    if (d && typeof d === 'object' && !Array.isArray(d) && !('id' in (data as object))) return d as T;
-    return data as T;
-  }
-  return undefined;
-}
+export type { Listed } from './read.js';
 
 /** GET /call with limit and the createdAtGe / createdAtLe date filters. */
 export async function listCalls(client: HttpClient, q: CallListQuery = {}): Promise<Listed<Call>> {
   const res = await client.get('/call', {
     query: { limit: q.limit, createdAtGe: q.createdAtGe, createdAtLe: q.createdAtLe },
   });
-  return { items: listFrom<Call>(res.data), raw: res.data };
+  return { items: readList(res.data, 'GET /call').map((c) => normalise<Call>(c, API_FIELDS.call)), raw: res.data };
 }
 
 export async function getCall(client: HttpClient, id: number | string): Promise<{ call: Call; raw: unknown }> {
-  const res = await client.get(`/call/${encodeURIComponent(String(id))}`);
-  const call = recordFrom<Call>(res.data);
-  if (!call) {
-    throw new MalformedResponseError(`The service answered GET /call/${id} without a call record.`, { status: res.status });
-  }
-  return { call, raw: res.data };
+  const path = `/call/${encodeURIComponent(String(id))}`;
+  const res = await client.get(path);
+  const call = withId(normalise(readOne(res.data, `GET ${path}`), API_FIELDS.call), readInt(id) ?? id);
+  return { call: call as unknown as Call, raw: res.data };
+}
+
+/**
+ * The fate of one failed attempt the http core is about to repeat. The core reports it as an
+ * AttemptFailure (a status or a lost/unmade connection), not as an error, so it is turned into the
+ * error it stands for and decided by fateOf — the one place that decides fates.
+ */
+export function attemptFate(failure: AttemptFailure): Fate {
+  if (failure.kind === 'status') return fateOf(new ApiError('', ExitCode.service, { status: failure.status, method: 'DELETE', path: '' }));
+  return fateOf(failure.kind === 'lost' ? new UnknownOutcomeError('') : new NetworkError(''));
 }
 
 /** A failed attempt after which the service may have acted (so a later 404 can mean "done"). */
 export function mayHaveActed(failure: AttemptFailure): boolean {
-  if (failure.kind === 'lost') return true;
-  if (failure.kind === 'status') return [408, 500, 502, 504].includes(failure.status);
-  return false;
+  return attemptFate(failure) === 'unknown';
 }
 
 export interface DeleteResult {

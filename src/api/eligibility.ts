@@ -1,9 +1,11 @@
-// Eligibility endpoints of API.md, read tolerantly: the single read may be an array or an object,
-// extra fields are kept, missing optional fields stay undefined. The unsupported-payer 400 lists
-// the supported payers in a shape the real service does not publish: any list found in the body is
-// read (see payersFromBody).
+// Eligibility endpoints of API.md, read by read.ts: the single read may be an array (as API.md
+// shows), an object or {success, data}; the list bare or wrapped; numbers may come as strings;
+// extra fields are kept, missing optional fields stay undefined, unknown statuses are kept. The
+// unsupported-payer 400 lists the supported payers in a shape the real service does not publish:
+// any list found in the body is read (see payersFromBody).
 import { ApiError, MalformedResponseError } from '../errors.js';
 import type { HttpClient } from './http.js';
+import { API_FIELDS, isRecord, normalise, readInt, readList, readOne, withId } from './read.js';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from './types.js';
 
 export interface ListQuery {
@@ -19,12 +21,11 @@ export async function submitEligibility(
   opts: { maxRetries?: number } = {},
 ): Promise<{ submitted: EligibilitySubmitted; raw: unknown }> {
   const res = await client.post<unknown>('/eligibility', body, opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries });
-  const rec = firstRecord(res.data);
-  const id = toId(rec?.id);
-  if (!rec || id === undefined) {
+  const rec = normalise<Record<string, unknown>>(readOne(res.data, 'POST /eligibility'), API_FIELDS.eligibility);
+  if (readInt(rec.id) === undefined) {
     throw new MalformedResponseError('The service accepted the eligibility check but its answer holds no id (POST /eligibility).');
   }
-  return { submitted: { ...(rec as object), id } as EligibilitySubmitted, raw: res.data };
+  return { submitted: rec as unknown as EligibilitySubmitted, raw: res.data };
 }
 
 /** GET /eligibility with filters. */
@@ -32,48 +33,18 @@ export async function listEligibility(client: HttpClient, q: ListQuery = {}): Pr
   const res = await client.get<unknown>('/eligibility', {
     query: { customer_patient_id: q.patient, status: q.status, limit: q.limit },
   });
-  const data = res.data;
-  const arr = Array.isArray(data)
-    ? data
-    : data && typeof data === 'object' && Array.isArray((data as { data?: unknown }).data)
-      ? ((data as { data: unknown[] }).data)
-      : undefined;
-  if (!arr) throw new MalformedResponseError('The service answered GET /eligibility with something other than a list.');
-  return { checks: arr.filter(isObject).map(normaliseCheck), raw: data };
+  return { checks: readList(res.data, 'GET /eligibility').map((c) => normalise<EligibilityCheck>(c, API_FIELDS.eligibility)), raw: res.data };
 }
 
 /** GET /eligibility/{id}: the body is an array holding the check (API.md) or the bare object. */
 export async function getEligibility(client: HttpClient, id: number | string): Promise<{ check: EligibilityCheck; raw: unknown }> {
-  const res = await client.get<unknown>(`/eligibility/${encodeURIComponent(String(id))}`);
-  const rec = firstRecord(res.data);
-  if (!rec) throw new MalformedResponseError(`The service answered GET /eligibility/${id} without a check record.`);
-  return { check: normaliseCheck(rec), raw: res.data };
+  const path = `/eligibility/${encodeURIComponent(String(id))}`;
+  const res = await client.get<unknown>(path);
+  const rec = withId(normalise<Record<string, unknown>>(readOne(res.data, `GET ${path}`), API_FIELDS.eligibility), readInt(id) ?? id);
+  return { check: rec as unknown as EligibilityCheck, raw: res.data };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function firstRecord(data: unknown): Record<string, unknown> | undefined {
-  if (Array.isArray(data)) return data.find(isObject);
-  if (isObject(data)) {
-    if (isObject(data.data)) return data.data;
-    if (Array.isArray(data.data)) return data.data.find(isObject);
-    return data;
-  }
-  return undefined;
-}
-
-function toId(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
-  return undefined;
-}
-
-function normaliseCheck(rec: Record<string, unknown>): EligibilityCheck {
-  const id = toId(rec.id);
-  return { ...(rec as object), id: id ?? (rec.id as number) } as EligibilityCheck;
-}
+const isObject = isRecord;
 
 // ---------- supported payers ----------
 

@@ -4,6 +4,7 @@
 import type { BatchRequest, BatchRow, Sequence, SequenceMetricsEntry, SequenceUpdate } from './types.js';
 import type { HttpClient } from './http.js';
 import { MalformedResponseError } from '../errors.js';
+import { API_FIELDS, normalise, readList, readOne, withId } from './read.js';
 
 const BASE = '/sequence-manager/sequences';
 
@@ -81,26 +82,17 @@ export async function postBatch(client: HttpClient, definitionId: number, rows: 
 }
 
 export type SequenceRecord = Partial<Sequence> & { id: number } & Record<string, unknown>;
+export type MetricsRecord = Partial<SequenceMetricsEntry> & Record<string, unknown>;
 
-function listOf(data: unknown): unknown[] {
-  if (Array.isArray(data)) return data;
-  if (data && typeof data === 'object') {
-    const d = data as Record<string, unknown>;
-    if (Array.isArray(d.data)) return d.data;
-    if (d.data && typeof d.data === 'object' && Array.isArray((d.data as Record<string, unknown>).items)) {
-      return (d.data as { items: unknown[] }).items;
-    }
-    if (Array.isArray(d.items)) return d.items;
-  }
-  throw new MalformedResponseError('The service answered the sequence list without a list of sequences.');
+/** A sequence with API.md's numbers and booleans read; undefined when it has no integer id. */
+function toSequence(o: Record<string, unknown>): SequenceRecord | undefined {
+  const s = normalise<Record<string, unknown>>(o, API_FIELDS.sequence);
+  return typeof s.id === 'number' ? (s as SequenceRecord) : undefined;
 }
 
-function toSequence(v: unknown): SequenceRecord | undefined {
-  if (!v || typeof v !== 'object') return undefined;
-  const o = v as Record<string, unknown>;
-  const id = num(o.id);
-  if (id === undefined) return undefined;
-  return { ...o, id } as SequenceRecord;
+/** The sequence read at /sequences/{id}: without an id of its own, it gets the id asked for. */
+function oneSequence(rec: Record<string, unknown>, askedId: number): SequenceRecord {
+  return normalise<SequenceRecord>(withId(rec, askedId), API_FIELDS.sequence);
 }
 
 export interface ListQuery {
@@ -111,28 +103,28 @@ export interface ListQuery {
   phoneNumber?: string;
 }
 
+/** GET the sequence list; entries without an integer id are left out (nothing can refer to them). */
 export async function listSequences(client: HttpClient, q: ListQuery = {}): Promise<{ items: SequenceRecord[]; raw: unknown }> {
   const res = await client.get<unknown>(BASE, {
     query: { status: q.status, limit: q.limit, sequence_definition_id: q.sequenceDefinitionId, phone_number: q.phoneNumber },
   });
-  return { items: listOf(res.data).map(toSequence).filter((s): s is SequenceRecord => s !== undefined), raw: res.data };
+  const items = readList(res.data, `GET ${BASE}`).map(toSequence).filter((s): s is SequenceRecord => s !== undefined);
+  return { items, raw: res.data };
 }
 
 export async function getSequence(client: HttpClient, id: number, includeMetrics = false): Promise<{ sequence: SequenceRecord; raw: unknown }> {
+  const where = `GET ${BASE}/${id}`;
   const res = await client.get<unknown>(`${BASE}/${id}`, { query: includeMetrics ? { includeMetrics: true } : undefined });
-  const one = Array.isArray(res.data) ? res.data[0] : unwrap(res.data);
-  const s = toSequence(one);
-  if (!s) throw new MalformedResponseError(`The service answered GET ${BASE}/${id} without a sequence.`);
-  return { sequence: s, raw: res.data };
+  return { sequence: oneSequence(readOne(res.data, where), id), raw: res.data };
 }
 
+/** PUT: the answer is read like any single record ({success, data}, an array or the bare object). */
 export async function updateSequence(client: HttpClient, id: number, body: SequenceUpdate | Record<string, unknown>): Promise<{ sequence?: SequenceRecord; raw: unknown }> {
   const res = await client.put<unknown>(`${BASE}/${id}`, body);
-  return { sequence: toSequence(unwrap(res.data)), raw: res.data };
+  return { sequence: oneSequence(readOne(res.data, `PUT ${BASE}/${id}`), id), raw: res.data };
 }
 
-export async function sequenceMetrics(client: HttpClient): Promise<{ items: Array<Partial<SequenceMetricsEntry> & Record<string, unknown>>; raw: unknown }> {
+export async function sequenceMetrics(client: HttpClient): Promise<{ items: MetricsRecord[]; raw: unknown }> {
   const res = await client.get<unknown>(`${BASE}/metrics`);
-  const items = listOf(res.data).filter((x): x is Record<string, unknown> => Boolean(x) && typeof x === 'object');
-  return { items: items as Array<Partial<SequenceMetricsEntry> & Record<string, unknown>>, raw: res.data };
+  return { items: readList(res.data, `GET ${BASE}/metrics`).map((e) => normalise<MetricsRecord>(e, API_FIELDS.metricsEntry)), raw: res.data };
 }

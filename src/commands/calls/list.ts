@@ -79,7 +79,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { listCalls } = await import('../../api/calls.js');
   const { items, raw } = await listCalls(client, { limit, createdAtGe, createdAtLe });
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const c of items) ctx.io.out(`${c.id}\n`);
+    for (const c of items) if (c.id !== undefined) ctx.io.out(`${c.id}\n`);
     return;
   }
   await writeList(ctx, items, CALL_COLUMNS, raw);

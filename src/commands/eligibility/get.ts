@@ -25,7 +25,7 @@ export async function run(opts: { args: string[] }, ctx: Context): Promise<void>
   const { getEligibility } = await import('../../api/eligibility.js');
   const { check, raw } = await getEligibility(client, id);
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${check.id}\t${check.status}\n`);
+    ctx.io.out(`${check.id}\t${check.status ?? ''}\n`);
     return;
   }
   const { writeCheck } = await import('../../eligibility/render.js');

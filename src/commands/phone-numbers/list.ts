@@ -31,7 +31,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { listPhoneNumbers } = await import('../../api/phoneNumbers.js');
   const { items, raw } = await listPhoneNumbers(client, { assistantId });
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const p of items) ctx.io.out(`${p.number}\n`);
+    for (const p of items) if (p.number !== undefined) ctx.io.out(`${p.number}\n`);
     return;
   }
   await writeList<PhoneNumber>(

@@ -38,7 +38,7 @@ export async function run(opts: { args: string[]; metrics?: boolean }, ctx: Cont
       { label: 'outcome', value: (x) => x.outcome },
       { label: 'ended reason', value: (x) => x.ended_reason_v2 ?? x.ended_reason },
       { label: 'contact reached', value: (x) => x.was_contact_reached, kind: 'bool' },
-      { label: 'inputs', value: (x) => (Array.isArray(x.inputs) ? x.inputs.map((i) => `${i.name ?? i.id}=${i.value}`).join(', ') : '') },
+      { label: 'inputs', value: (x) => (Array.isArray(x.inputs) ? x.inputs.map((i) => `${i.name ?? i.id}=${i.value ?? ''}`).join(', ') : '') },
       { label: 'last updated', value: (x) => x.last_updated, kind: 'datetime' },
     ],
     raw,

@@ -2,7 +2,7 @@
 // real HTTP against a misbehaving server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { deleteCall, listFrom, mayHaveActed, recordFrom } from '../../../src/api/calls.js';
+import { attemptFate, deleteCall, mayHaveActed } from '../../../src/api/calls.js';
 import { exitCodeFor, type DeleteRow } from '../../../src/commands/calls/delete.js';
 import { wrapText, wrapTranscript } from '../../../src/commands/calls/get.js';
 import { dateFlag, parseLimit } from '../../../src/commands/calls/list.js';
@@ -56,6 +56,19 @@ describe('deleteCall', () => {
     expect(mayHaveActed({ kind: 'status', status: 429 })).toBe(false);
     expect(mayHaveActed({ kind: 'status', status: 500 })).toBe(true);
   });
+
+  it.each([
+    [{ kind: 'lost', code: 'ECONNRESET' }, 'unknown'],
+    [{ kind: 'not-sent', code: 'ECONNREFUSED' }, 'not-sent'],
+    [{ kind: 'status', status: 408 }, 'unknown'],
+    [{ kind: 'status', status: 425 }, 'rejected'],
+    [{ kind: 'status', status: 429 }, 'refused'],
+    [{ kind: 'status', status: 502 }, 'unknown'],
+    [{ kind: 'status', status: 503 }, 'refused'],
+    [{ kind: 'status', status: 504 }, 'unknown'],
+  ] as const)('the fate of a retried attempt %j is fateOf\'s: %s', (failure, fate) => {
+    expect(attemptFate(failure)).toBe(fate);
+  });
 });
 
 describe('exit code of a multi-id delete', () => {
@@ -66,17 +79,6 @@ describe('exit code of a multi-id delete', () => {
     expect(exitCodeFor([row(1, 5), row(2, 1)])).toBe(1);
     expect(exitCodeFor([row(1, 1), row(2, 6), row(3, 5)])).toBe(6);
     expect(exitCodeFor([row(1, 1), row(2, 4)])).toBe(4);
-  });
-});
-
-describe('tolerant reading', () => {
-  it('lists as arrays or {data}; records bare or in an array', () => {
-    expect(listFrom([{ id: 1 }])).toEqual([{ id: 1 }]);
-    expect(listFrom({ success: true, data: [{ id: 2 }] })).toEqual([{ id: 2 }]);
-    expect(listFrom(undefined)).toEqual([]);
-    expect(recordFrom([{ id: 3 }])).toEqual({ id: 3 });
-    expect(recordFrom({ id: 4, data: { x: 1 } })).toEqual({ id: 4, data: { x: 1 } });
-    expect(recordFrom({ success: true, data: { id: 5 } })).toEqual({ id: 5 });
   });
 });
 
