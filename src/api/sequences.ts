@@ -1,10 +1,9 @@
 // Sequences: batch create/validate, list, get, update, metrics. Tolerant reading: list, PUT and
 // batch answers may come as {success, data} or bare; `created` of a batch answer may be missing;
-// error and warning items may have any shape (read by src/batch/issues.ts).
+// error and warning items may have any shape (read by src/batch/answer.ts).
 import type { BatchRequest, BatchRow, Sequence, SequenceMetricsEntry, SequenceUpdate } from './types.js';
 import type { HttpClient } from './http.js';
-import { MalformedResponseError } from '../errors.js';
-import { API_FIELDS, normalise, readList, readOne, withId } from './read.js';
+import { API_FIELDS, normalise, readBool, readInt, readList, readOne, withId } from './read.js';
 
 const BASE = '/sequence-manager/sequences';
 
@@ -20,46 +19,33 @@ export interface BatchResult {
   raw: unknown;
 }
 
-function num(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v.trim())) return Number(v);
-  return undefined;
-}
-
-function unwrap(data: unknown): unknown {
-  if (data && typeof data === 'object' && !Array.isArray(data) && 'data' in data && (data as { data: unknown }).data !== undefined) {
-    const inner = (data as { data: unknown }).data;
-    // {success, data} envelope: unwrap only when the payload is not itself at the top.
-    if (!('valid' in data) && !('id' in data)) return inner;
-  }
-  return data;
-}
-
+/**
+ * A batch answer, read tolerantly (bare or {success, data}, numbers as strings). `created` entries
+ * are read by `rowIndex` only: API.md gives it as zero-based; an entry without it names no row.
+ * Which rows the answer confirms is decided in src/batch/answer.ts.
+ */
 export function readBatchResult(data: unknown): BatchResult {
-  const d = unwrap(data);
-  if (!d || typeof d !== 'object' || Array.isArray(d)) {
-    throw new MalformedResponseError('The service answered the batch request without a result object.');
-  }
-  const r = d as Record<string, unknown>;
+  const r = readOne(data, `POST ${BASE}/batch`);
   let created: BatchResult['created'];
   if (Array.isArray(r.created)) {
     created = [];
     for (const c of r.created) {
       if (!c || typeof c !== 'object') continue;
       const o = c as Record<string, unknown>;
-      const rowIndex = num(o.rowIndex ?? o.row_index ?? o.index ?? o.row);
+      const rowIndex = readInt(o.rowIndex ?? o.row_index);
       if (rowIndex === undefined) continue;
-      created.push({ rowIndex, sequenceId: num(o.sequence_id ?? o.sequenceId ?? o.id) });
+      created.push({ rowIndex, sequenceId: readInt(o.sequence_id ?? o.sequenceId ?? o.id) });
     }
   }
+  const list = (v: unknown) => (Array.isArray(v) ? v : v === undefined || v === null || v === '' ? [] : [v]);
   return {
-    valid: typeof r.valid === 'boolean' ? r.valid : undefined,
-    totalAttempted: num(r.total_attempted),
-    validCount: num(r.valid_count ?? r.passed_count ?? r.validCount),
-    createdCount: num(r.created_count ?? r.createdCount),
+    valid: readBool(r.valid),
+    totalAttempted: readInt(r.total_attempted),
+    validCount: readInt(r.valid_count ?? r.passed_count ?? r.validCount),
+    createdCount: readInt(r.created_count ?? r.createdCount),
     created,
-    errors: Array.isArray(r.errors) ? r.errors : r.errors ? [r.errors] : [],
-    warnings: Array.isArray(r.warnings) ? r.warnings : r.warnings ? [r.warnings] : [],
+    errors: list(r.errors),
+    warnings: list(r.warnings),
     raw: data,
   };
 }

@@ -15,7 +15,7 @@ describe('which rows a create answer confirms', () => {
     ['created: [] but created_count 3 (the list is not filled in)', { valid: true, total_attempted: 3, valid_count: 3, created_count: 3, created: [] }, { created: [[0, null], [1, null], [2, null]], invalid: [], unknown: [] }],
     ['created_count 2 for 3 rows, no error', { created_count: 2 }, { created: [], invalid: [], unknown: [0, 1, 2] }],
     ['created_count 0, no error', { created_count: 0, errors: [] }, { created: [], invalid: [], unknown: [0, 1, 2] }],
-    ['nothing at all', {}, { created: [], invalid: [], unknown: [0, 1, 2] }],
+    ['nothing that counts', { valid: true }, { created: [], invalid: [], unknown: [0, 1, 2] }],
     ['the count covers the rows no error names', { created_count: 2, errors: [{ rowIndex: 1, message: 'bad' }] }, { created: [[0, null], [2, null]], invalid: [1], unknown: [] }],
     ['an error naming no row: the count cannot be placed', { created_count: 2, errors: ['something is wrong'] }, { created: [], invalid: [], unknown: [0, 1, 2] }],
     ['listed entries win over an error naming the same row', { created: [{ rowIndex: 1, sequence_id: 9 }], errors: [{ rowIndex: 1, message: 'odd' }] }, { created: [[1, 9]], invalid: [], unknown: [0, 2] }],
@@ -80,5 +80,14 @@ describe('errors and warnings of any shape, each message once', () => {
 
   it('flattens lists of messages under any usual key', () => {
     expect(readIssues({ row: 1, messages: ['a', 'b'] }).map((i) => [i.ref?.value, i.message])).toEqual([[1, 'a'], [1, 'b']]);
+  });
+});
+
+describe('a batch answer that is no answer', () => {
+  it.each([[undefined], [{}], [[]], [null], ['ok']])('%j is malformed (a create then counts as unknown)', (data) => {
+    expect(() => readBatchResult(data)).toThrow(/without a record/);
+  });
+  it('created entries are placed by rowIndex only (zero-based in API.md), never by a "row" that may count from 1', () => {
+    expect(readBatchResult({ created: [{ row: 1, sequence_id: 5 }, { rowIndex: '0', sequence_id: '6' }] }).created).toEqual([{ rowIndex: 0, sequenceId: 6 }]);
   });
 });
