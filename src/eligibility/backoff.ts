@@ -47,8 +47,16 @@ export const realClock: Clock = {
   random: Math.random,
 };
 
-/** What one poll of one id gave: done (with a result) or still pending (with a status), or a failure. */
-export type PollResult<T> = { done: true; value: T } | { done: false; status: string } | { failed: true; error: unknown };
+/**
+ * What one poll of one id gave: done (with a result), still pending (with a status), a failure, or
+ * refused by the service (429/503 after the http core's own retries): the id stays pending and the
+ * next round waits at least `retryAfterMs` when the service said so.
+ */
+export type PollResult<T> =
+  | { done: true; value: T }
+  | { done: false; status: string }
+  | { failed: true; error: unknown }
+  | { refused: true; retryAfterMs?: number };
 
 export interface WatchOptions<T> {
   ids: readonly number[];
@@ -87,9 +95,11 @@ export async function watchAll<T>(opts: WatchOptions<T>): Promise<WatchOutcome<T
   let rounds = 0;
   for (let attempt = 0; ; attempt++) {
     const pending = [...states].filter(([, s]) => s.kind === 'pending').map(([id]) => id);
+    let retryAfterMs = 0;
     await forEachLimited(pending, opts.concurrency ?? 8, async (id) => {
       const r = await opts.poll(id);
-      if ('failed' in r) states.set(id, { kind: 'failed', error: r.error });
+      if ('refused' in r) retryAfterMs = Math.max(retryAfterMs, r.retryAfterMs ?? 0);
+      else if ('failed' in r) states.set(id, { kind: 'failed', error: r.error });
       else if (r.done) states.set(id, { kind: 'done', value: r.value });
       else states.set(id, { kind: 'pending', status: r.status });
     });
@@ -104,7 +114,8 @@ export async function watchAll<T>(opts: WatchOptions<T>): Promise<WatchOutcome<T
       opts.onRound?.(states, now - started, undefined);
       return { states, timedOut: true, rounds };
     }
-    const delay = Math.min(pollDelay(attempt, opts.backoff, clock.random), deadline - now);
+    // A refusal's Retry-After slows every id down, not only the one refused.
+    const delay = Math.min(Math.max(pollDelay(attempt, opts.backoff, clock.random), retryAfterMs), deadline - now);
     opts.onRound?.(states, now - started, delay);
     await clock.sleep(delay, opts.signal);
   }

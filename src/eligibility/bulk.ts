@@ -2,14 +2,19 @@
 // with at most N requests in flight, paced together when the service refuses (429/503).
 //
 // Nothing is sent twice: a journal beside the input (`<csv>.outreach-eligibility.ndjson`) records
-// "sending" before each POST and "accepted" (with the new id) as soon as the service answers, keyed
-// by customer_patient_id. A re-run skips accepted rows; a row whose fate is unknown (sent, no
-// answer) is looked up on the service by its patient id before it is sent again. A lock file
-// (`<csv>.outreach-eligibility.lock`) stops two runs on the same file from submitting at once.
+// "sending" before each POST and what its answer meant as soon as it comes, keyed by
+// customer_patient_id. What a failure means is decided by `fateOf` (src/api/errors.ts), as for every
+// write: refused, rejected or never sent → nothing was created and a re-run sends the row again;
+// unknown (a 5xx — a gateway's 502 included —, a timeout or a lost connection after sending, an
+// answer without an id) → the row stays unknown. A re-run looks an unknown row up on the service by
+// its patient id and settles it only with proof (a check for that patient created since it was
+// sent); otherwise it is never sent again automatically (`--resend-unknown` does, once a person has
+// checked). A lock file (`<csv>.outreach-eligibility.lock`) stops two runs on the same file at once.
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
-import { ApiError, AuthError, NetworkError, UnknownOutcomeError } from '../errors.js';
+import { fateOf } from '../api/errors.js';
+import { ApiError, AuthError } from '../errors.js';
 import type { Clock } from './backoff.js';
 import { Pacer } from './pacer.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
@@ -55,12 +60,12 @@ export function lockPath(csvPath: string): string {
 
 export interface JournalState {
   accepted: Map<string, { id: number; status?: string; created_at?: string }>;
-  /** Sent but no answer recorded: when it was sent. */
-  sending: Map<string, string>;
+  /** Sent, and nothing yet says whether a check was created: when it was (last) sent, and why unknown. */
+  unknown: Map<string, { at: string; reason?: string }>;
 }
 
 export async function readJournal(path: string): Promise<JournalState> {
-  const state: JournalState = { accepted: new Map(), sending: new Map() };
+  const state: JournalState = { accepted: new Map(), unknown: new Map() };
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -70,7 +75,7 @@ export async function readJournal(path: string): Promise<JournalState> {
   }
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    let e: { event?: string; key?: string; id?: number; status?: string; created_at?: string; at?: string };
+    let e: { event?: string; key?: string; id?: number; status?: string; created_at?: string; at?: string; reason?: string };
     try {
       e = JSON.parse(line);
     } catch {
@@ -78,12 +83,17 @@ export async function readJournal(path: string): Promise<JournalState> {
     }
     if (typeof e.key !== 'string') continue;
     if (e.event === 'sending') {
-      if (!state.accepted.has(e.key)) state.sending.set(e.key, e.at ?? new Date(0).toISOString());
+      // A "sending" with no answer after it (a crash, Ctrl-C) is unknown too.
+      // A resend keeps the first time it was sent: a check created by that attempt is proof too.
+      if (!state.accepted.has(e.key)) state.unknown.set(e.key, { at: state.unknown.get(e.key)?.at ?? e.at ?? new Date(0).toISOString() });
+    } else if (e.event === 'unknown') {
+      const prior = state.unknown.get(e.key);
+      if (!state.accepted.has(e.key)) state.unknown.set(e.key, { at: prior?.at ?? e.at ?? new Date(0).toISOString(), reason: e.reason });
     } else if (e.event === 'accepted' && typeof e.id === 'number') {
       state.accepted.set(e.key, { id: e.id, status: e.status, created_at: e.created_at });
-      state.sending.delete(e.key);
+      state.unknown.delete(e.key);
     } else if (e.event === 'not-created') {
-      state.sending.delete(e.key);
+      state.unknown.delete(e.key);
     }
   }
   return state;
@@ -154,6 +164,8 @@ export interface SubmitDeps {
   pacer?: Pacer;
   /** Attempts per row while the service keeps refusing (429/503). */
   maxRefusals?: number;
+  /** Send rows whose earlier fate is unknown again (a person has checked): --resend-unknown. */
+  resendUnknown?: boolean;
 }
 
 export interface SubmitSummary {
@@ -163,25 +175,41 @@ export interface SubmitSummary {
   throttled: number;
 }
 
-/** Looks up rows whose fate was unknown in an earlier run; found ones are recorded as accepted. */
+/** How far a check's created_at may be before the time we sent it (the two clocks differ). */
+const CLOCK_SKEW_MS = 10 * 60_000;
+
+/**
+ * Looks up rows whose fate was unknown in an earlier run. A check for the same patient id created
+ * since the row was sent is proof: the row is recorded as accepted. Without proof (none found, or
+ * the records lack customer_patient_id or created_at) the row stays unknown.
+ */
 export async function resolveUnknown(rows: BulkRow[], deps: SubmitDeps): Promise<void> {
   for (const row of rows) {
-    const sentAt = deps.state.sending.get(row.key);
-    if (sentAt === undefined || deps.state.accepted.has(row.key)) continue;
-    const since = Date.parse(sentAt) - 10 * 60_000;
+    const prior = deps.state.unknown.get(row.key);
+    if (prior === undefined || deps.state.accepted.has(row.key)) continue;
+    const since = Date.parse(prior.at) - CLOCK_SKEW_MS;
     const found = (await deps.lookup(row.key))
-      .filter((c) => c.customer_patient_id === undefined || c.customer_patient_id === row.key)
-      .filter((c) => !c.created_at || Number.isNaN(since) || Date.parse(c.created_at) >= since)
-      .sort((a, b) => Number(a.id) - Number(b.id));
-    const check = found[0];
-    if (check) {
-      deps.state.accepted.set(row.key, { id: check.id, status: check.status, created_at: check.created_at });
-      await deps.journal.append({ event: 'accepted', key: row.key, id: check.id, status: check.status, created_at: check.created_at, found_by: 'lookup' });
-    } else {
-      await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
-    }
-    deps.state.sending.delete(row.key);
+      .map((c) => ({ c, id: idOf(c.id) }))
+      .filter(({ c, id }) => id !== undefined && c.customer_patient_id === row.key)
+      .filter(({ c }) => typeof c.created_at === 'string' && !Number.isNaN(since) && Date.parse(c.created_at) >= since)
+      .sort((a, b) => a.id! - b.id!);
+    const first = found[0];
+    if (!first) continue;
+    const { c: check, id } = first;
+    deps.state.accepted.set(row.key, { id: id!, status: check.status, created_at: check.created_at });
+    deps.state.unknown.delete(row.key);
+    await deps.journal.append({ event: 'accepted', key: row.key, id, status: check.status, created_at: check.created_at, found_by: 'lookup' });
   }
+}
+
+function idOf(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return undefined;
+}
+
+function isAuthFailure(err: unknown): boolean {
+  return err instanceof AuthError || (err instanceof ApiError && (err.status === 401 || err.status === 403));
 }
 
 /** Submits the valid rows not yet accepted; fills in each row's result. */
@@ -194,10 +222,18 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
   for (const row of rows) {
     if (row.result === 'invalid') continue;
     const prior = deps.state.accepted.get(row.key);
+    const unknown = deps.state.unknown.get(row.key);
     if (prior) {
       row.result = 'already-submitted';
       row.id = prior.id;
       row.status = prior.status;
+      deps.onSettled?.(row);
+    } else if (unknown && !deps.resendUnknown) {
+      // Never sent again by itself: it may exist already.
+      row.result = 'unknown';
+      row.error =
+        `sent at ${unknown.at}${unknown.reason ? `, answered: ${unknown.reason}` : ' with no answer'}; the service may or may not have ` +
+        `created the check and its records show none for this patient since; not sent again (check, then use --resend-unknown)`;
       deps.onSettled?.(row);
     } else queue.push(row);
   }
@@ -211,70 +247,83 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
       }
       const row = queue[next++]!;
       const body = buildRequest(row.fields, deps.webhook);
+      const resend = deps.state.unknown.has(row.key);
       for (let attempt = 1; ; attempt++) {
         try {
           await pacer.acquire(deps.signal);
         } catch {
           summary.interrupted = true;
           stop = true;
-          row.result = 'not-sent';
+          row.result = resend ? 'unknown' : 'not-sent';
           break;
         }
-        await deps.journal.append({ event: 'sending', key: row.key, line: row.line, at: new Date(deps.clock.now()).toISOString() });
+        const at = new Date(deps.clock.now()).toISOString();
+        await deps.journal.append({ event: 'sending', key: row.key, line: row.line, at, ...(resend ? { resend: true } : {}) });
         try {
           const s = await deps.submit(body);
           pacer.succeeded();
           row.result = 'accepted';
           row.id = s.id;
           row.status = s.status;
+          row.error = undefined;
           deps.state.accepted.set(row.key, { id: s.id, status: s.status, created_at: s.created_at });
+          deps.state.unknown.delete(row.key);
           await deps.journal.append({ event: 'accepted', key: row.key, id: s.id, status: s.status, created_at: s.created_at });
           break;
         } catch (err) {
-          if (deps.signal?.aborted) {
-            // Aborted in flight: the service may have acted; a re-run looks it up first.
+          const aborted = Boolean(deps.signal?.aborted);
+          if (aborted) {
             summary.interrupted = true;
             stop = true;
-            row.result = 'unknown';
-            row.error = 'interrupted while the request was in flight';
+          }
+          const message = (err as Error)?.message ?? String(err);
+          const notCreated = async () => {
+            // A resent row's earlier attempt stays unknown: this answer says nothing about it.
+            if (resend) return;
+            deps.state.unknown.delete(row.key);
+            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
+          };
+          if (isAuthFailure(err)) {
+            row.result = 'not-sent';
+            row.error = message;
+            await notCreated();
+            summary.fatal ??= err;
+            stop = true;
             break;
           }
-          if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
-            // Refused before acting: safe to send again, after slowing everyone down.
-            pacer.refused();
+          const fate = fateOf(err, { aborted });
+          if (fate === 'refused') {
+            // Refused before acting: safe to send again, after slowing everyone down for as long as
+            // the service asked (Retry-After).
+            pacer.refused(err instanceof ApiError ? err.retryAfterMs : undefined);
             summary.throttled++;
-            if (attempt < maxRefusals) continue;
+            await notCreated();
+            if (attempt < maxRefusals && !aborted) continue;
             row.result = 'not-sent';
-            row.error = `the service kept refusing (${err.status}) after ${attempt} attempts`;
-            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
+            row.error = `the service refused it ${attempt} time(s) before acting (last: ${message}); nothing was created and a re-run sends it`;
             break;
           }
-          if (err instanceof ApiError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 403) {
+          if (fate === 'rejected') {
             row.result = 'rejected';
-            row.error = err.message;
-            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
+            row.error = message;
+            await notCreated();
             break;
           }
-          if (err instanceof AuthError || (err instanceof ApiError && (err.status === 401 || err.status === 403))) {
+          if (fate === 'not-sent') {
             row.result = 'not-sent';
-            row.error = err.message;
-            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
-            summary.fatal ??= err;
+            row.error = message;
+            await notCreated();
+            if (!aborted) summary.fatal ??= err;
             stop = true;
             break;
           }
-          if (err instanceof NetworkError && !(err instanceof UnknownOutcomeError)) {
-            // Never reached the service.
-            row.result = 'not-sent';
-            row.error = err.message;
-            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
-            summary.fatal ??= err;
-            stop = true;
-            break;
-          }
-          // Timeout or connection lost after sending, or a 5xx: the service may have created it.
+          // Unknown: a 5xx, a timeout or a lost connection after sending, an answer without an id,
+          // Ctrl-C while in flight. The service may have created it.
+          const reason = aborted ? 'interrupted while the request was in flight' : message;
           row.result = 'unknown';
-          row.error = (err as Error)?.message ?? String(err);
+          row.error = `the service may or may not have created the check: ${reason}`;
+          deps.state.unknown.set(row.key, { at: deps.state.unknown.get(row.key)?.at ?? at, reason });
+          await deps.journal.append({ event: 'unknown', key: row.key, at: new Date(deps.clock.now()).toISOString(), reason });
           break;
         }
       }
@@ -282,7 +331,7 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.concurrency, queue.length)) }, worker));
-  for (const row of queue) if (!row.result) row.result = 'not-sent';
+  for (const row of queue) if (!row.result) row.result = deps.state.unknown.has(row.key) ? 'unknown' : 'not-sent';
   if (deps.signal?.aborted) summary.interrupted = true;
   return summary;
 }

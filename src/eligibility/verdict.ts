@@ -1,17 +1,46 @@
-// What a finished check means for the exit code of watch / --wait. Pure.
+// What a check's status and result mean for watch / --wait and their exit code. Pure.
 import type { EligibilityCheck } from '../api/types.js';
 
-export interface Verdict {
-  /** 0 fine, 3 rejected by --fail-inactive. */
-  code: 0 | 3;
-  reason?: string;
+/**
+ * Where a status leaves a watch: API.md's waiting statuses keep it polling, `completed` ends it,
+ * and anything else (`failed`, `cancelled`, a status added later) ends it too: waiting for a status
+ * this version cannot read would only run into --timeout.
+ */
+export type StatusKind = 'waiting' | 'completed' | 'unknown';
+
+const WAITING = new Set(['queued', 'in-progress']);
+
+/** The status as compared: case and `_`/space spellings of API.md's values are the same status. */
+function norm(status: unknown): string | undefined {
+  if (typeof status !== 'string') return undefined;
+  return status.trim().toLowerCase().replace(/[_\s]+/g, '-');
+}
+
+export function statusKind(status: unknown): StatusKind {
+  const s = norm(status);
+  if (s === 'completed') return 'completed';
+  if (s !== undefined && WAITING.has(s)) return 'waiting';
+  return 'unknown';
 }
 
 export function isCompleted(c: Pick<EligibilityCheck, 'status'>): boolean {
-  return c.status === 'completed';
+  return statusKind(c.status) === 'completed';
+}
+
+/** The sentence for a check that stopped on a status this version does not know. */
+export function unknownStatusReason(id: number | string, status: unknown): string {
+  const shown = typeof status === 'string' ? `status "${status.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 60)}"` : 'no status';
+  return `check ${id} has ${shown}, which this version does not know; it is not waiting any more`;
+}
+
+export interface Verdict {
+  /** 0 fine, 1 a status this version does not know, 3 rejected by --fail-inactive. */
+  code: 0 | 1 | 3;
+  reason?: string;
 }
 
 export function verdictFor(c: EligibilityCheck, failInactive: boolean): Verdict {
+  if (statusKind(c.status) === 'unknown') return { code: 1, reason: unknownStatusReason(c.id, c.status) };
   if (!failInactive) return { code: 0 };
   if (c.outcome !== 'success') return { code: 3, reason: `check ${c.id} finished with outcome ${c.outcome ?? '(none)'}` };
   if (c.coverage?.is_active_today !== true) return { code: 3, reason: `check ${c.id}: coverage is not active today` };
@@ -23,4 +52,9 @@ export function worstExit(codes: Iterable<number>): number {
   let worst = 0;
   for (const c of codes) if (c > worst) worst = c;
   return worst;
+}
+
+/** A read check as a poll result: waiting statuses keep polling; `completed` and any unknown status end it. */
+export function pollResultFor<T extends { status?: unknown }>(c: T): { done: true; value: T } | { done: false; status: string } {
+  return statusKind(c.status) === 'waiting' ? { done: false, status: String(c.status) } : { done: true, value: c };
 }

@@ -1,5 +1,6 @@
 // Prompts for missing fields on a real terminal (tmux): answers are checked as they are typed
-// (a bad NPI is refused inline), the payer is chosen from the supported list, and the check is sent.
+// (a bad NPI is refused inline), the payer is chosen from the cached or documented list (nothing is
+// sent to learn it), and the check is sent.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +48,7 @@ describe('eligibility check on a terminal', () => {
       // The tmux server inherits this process's environment: CI=true (set by CI) would forbid prompts.
       `unset CI OUTREACH_NO_INPUT\n${exports}\ntimeout --foreground 60 ${process.execPath} ${BIN} eligibility check --first-name Ana --patient-id MRN-TTY > ${tmp.dir}/out.txt\necho "EXIT=$?"\nsleep 30\n`,
     );
+    const checksBefore = (await sandboxRequest<unknown[]>(sbx, 'GET', '/eligibility?limit=1000')).data.length;
     tmux('new-session', '-d', '-s', 'e2e', '-x', '160', '-y', '50', `bash ${script}`);
     await waitFor('Last name');
     tmux('send-keys', '-t', 'e2e', 'Diaz', 'Enter');
@@ -56,8 +58,11 @@ describe('eligibility check on a terminal', () => {
     tmux('send-keys', '-t', 'e2e', 'C-u', '1980-04-02', 'Enter');
     await waitFor('Member id');
     tmux('send-keys', '-t', 'e2e', 'W1234', 'Enter');
-    const payers = await waitFor('UnitedHealthcare');
-    expect(payers).toContain("learned from the service's 400 answer");
+    const payers = await waitFor('Another payer id');
+    // No cached list: the documented one, labelled; nothing was sent to learn it.
+    expect(payers).toContain("from the service's public documentation, not confirmed by the service");
+    expect(payers).toContain('UnitedHealthcare — 87726');
+    expect((await sandboxRequest<unknown[]>(sbx, 'GET', '/eligibility?limit=1000')).data).toHaveLength(checksBefore);
     tmux('send-keys', '-t', 'e2e', 'Enter'); // the first: UnitedHealthcare 87726
     await waitFor('Provider (organization) name');
     tmux('send-keys', '-t', 'e2e', 'Sandbox Clinic', 'Enter');

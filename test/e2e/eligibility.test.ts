@@ -245,17 +245,22 @@ describe('eligibility list, get and payers', () => {
     expect(Array.isArray(JSON.parse(j.stdout))).toBe(true);
   });
 
-  it('payers: learned from the service, cached in the stored profile, with a note saying so', async () => {
+  it('payers: without a cache, the documented list (nothing sent); --probe learns it from the service and caches it in the profile', async () => {
     const cfgEnv = { ...env };
     delete (cfgEnv as Record<string, string | undefined>).OUTREACH_API_KEY;
     delete (cfgEnv as Record<string, string | undefined>).OUTREACH_BASE_URL;
     const login = await runCli(['login', '--with-key', '--profile', 'sbx', '--base-url', sbx.baseUrl], { env: cfgEnv, input: `${sbx.key}\n` });
     expect(login.code, login.stderr).toBe(0);
     const before = await checkCount();
-    const first = await runCli(['eligibility', 'payers'], { env: cfgEnv });
+    const documented = await runCli(['eligibility', 'payers'], { env: cfgEnv });
+    expect(documented.code, documented.stderr).toBe(0);
+    expect(documented.stdout.trim().split('\n')).toHaveLength(8);
+    expect(documented.stderr).toContain("from the service's public documentation, not confirmed by the service");
+    const first = await runCli(['eligibility', 'payers', '--probe'], { env: cfgEnv });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^87726\tUnitedHealthcare\t$/m);
     expect(first.stdout).toMatch(/^39026\tUMR\tUnitedHealthcare$/m);
+    expect(first.stderr).toContain('made-up payer id');
     expect(first.stderr).toContain("learned from the service's 400 answer");
     expect(first.stderr).toContain('cached in profile "sbx"');
     expect(await checkCount()).toBe(before); // the probe created nothing
@@ -263,7 +268,7 @@ describe('eligibility list, get and payers', () => {
     expect(cfg.profiles.sbx.payersCache.payers.length).toBe(21);
     const second = await runCli(['eligibility', 'payers', '-o', 'json'], { env: cfgEnv });
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout)[0]).toEqual({ payer_id: '87726', name: 'UnitedHealthcare' });
+    expect(JSON.parse(second.stdout)[0]).toEqual({ payer_id: '87726', name: 'UnitedHealthcare', source: 'service', learned_at: cfg.profiles.sbx.payersCache.fetchedAt });
     expect(second.stderr).toContain('as the service listed them at');
   });
 });

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Assistant, AssistantInput } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
+import { fateOf, fateText, type Fate } from '../../api/errors.js';
 import { readJsonArgument, readJsonInput, readStdin } from '../../input.js';
 import { writeRecord, type Field } from '../../output/writer.js';
 
@@ -137,30 +138,63 @@ function scrubValue(value: unknown, secret: string | undefined): unknown {
   return value;
 }
 
+/** What is being sent, for the messages of a failure. */
+export type AssistantWrite = { verb: 'create' } | { verb: 'patch'; id: number };
+
+/** The failure's message, by its fate (fateOf): never "not created" when the service may have acted. */
+function failureMessage(w: AssistantWrite, fate: Fate, detail: string): { message: string; hint?: string } {
+  if (fate === 'unknown') {
+    return w.verb === 'create'
+      ? {
+          message: `The assistant may have been created: ${detail}.`,
+          hint:
+            'API.md has no way to list assistants: check with the service (its dashboard or support, with the time of this ' +
+            'request) before running create again, or there may be two.',
+        }
+      : {
+          message: `Assistant ${w.id}: the change may or may not have been applied: ${detail}.`,
+          hint: 'Running the same command again is safe: it sets the same fields to the same values.',
+        };
+  }
+  const what = w.verb === 'create' ? 'Assistant not created' : `Assistant ${w.id} not updated`;
+  return { message: `${what}: ${detail}${fate === 'refused' ? ` (${fateText(fate)})` : ''}.` };
+}
+
 /**
- * Runs the request and turns a service error ({error: <status>, message}) into a plain message,
- * with the secret scrubbed from anything the service echoed.
+ * Runs the request and turns a failure into a plain message chosen by its fate (fateOf): the
+ * service's own words for an error body ({error: <status>, message}), "may have been created" when
+ * the service may have acted (a 5xx, a gateway's page, a lost answer). The secret is scrubbed from
+ * anything the service echoed.
  */
-export async function sendAssistant<T>(what: string, secret: string | undefined, send: () => Promise<T>): Promise<T> {
+export async function sendAssistant<T>(w: AssistantWrite, secret: string | undefined, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
   } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    const fate = fateOf(err);
     if (err instanceof ApiError) {
       const body = err.body as { message?: unknown; field?: unknown } | undefined;
       const message = typeof body?.message === 'string' && body.message ? body.message : err.message;
       const field = typeof body?.field === 'string' && !message.includes(body.field) ? ` (field ${body.field})` : '';
-      throw new ApiError(scrub(`${what}: ${message}${field} — the service answered ${err.status}.`, secret), err.exitCode, {
+      const f = failureMessage(w, fate, `${message}${field} — the service answered ${err.status}`);
+      throw new ApiError(scrub(f.message, secret), err.exitCode, {
         status: err.status,
         code: err.code,
         details: scrubValue(err.details, secret),
         body: scrubValue(err.body, secret),
+        rawBody: err.rawBody,
         method: err.method,
         path: err.path,
         requestId: err.requestId,
-        hint: err.hint,
+        retryAfterMs: err.retryAfterMs,
+        hint: [f.hint, err.hint].filter(Boolean).join('\n') || undefined,
       });
     }
-    if (err instanceof CliError && secret && err.message.includes(secret)) {
+    if (fate === 'unknown') {
+      const f = failureMessage(w, fate, err.message.replace(/\.$/, ''));
+      throw new CliError(scrub(f.message, secret), err.exitCode, { code: err.code, status: err.status, hint: [f.hint, err.hint].filter(Boolean).join('\n') });
+    }
+    if (secret && err.message.includes(secret)) {
       throw new CliError(scrub(err.message, secret), err.exitCode, { code: err.code, hint: err.hint, status: err.status });
     }
     throw err;

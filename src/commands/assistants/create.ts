@@ -28,7 +28,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   const client = await ctx.client();
   const { createAssistant } = await import('../../api/assistants.js');
-  const { assistant, raw } = await sendAssistant('Assistant not created', secret, () => createAssistant(client, body));
+  const { assistant, raw } = await sendAssistant({ verb: 'create' }, secret, () => createAssistant(client, body));
   ctx.info(`Created assistant ${assistant.id}.`);
   await writeAssistant(ctx, assistant, raw, secret);
 }

@@ -42,7 +42,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   const client = await ctx.client();
   const { patchAssistant } = await import('../../api/assistants.js');
-  const { assistant, raw } = await sendAssistant(`Assistant ${id} not updated`, secret, () => patchAssistant(client, id, body));
+  const { assistant, raw } = await sendAssistant({ verb: 'patch', id }, secret, () => patchAssistant(client, id, body));
   ctx.info(`Updated assistant ${assistant.id ?? id}.`);
   await writeAssistant(ctx, assistant, raw, secret);
 }

@@ -1,10 +1,13 @@
 // `calls delete <id...>`: asks once on a terminal (listing what will be deleted); without one,
-// --yes is required. Every id is tried and reported; the exit code says whether any failed.
+// --yes is required. Every id is tried and reported; the exit code says whether any failed. A
+// failure's fate is read by fateOf: after a 5xx or a lost answer the call may be gone, and the
+// result says "unknown", never "not deleted".
 import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import type { Call } from '../../api/types.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { fateOf, fateText, type Fate } from '../../api/errors.js';
 import { humanValue, plainValue, tsvField } from '../../output/format.js';
 import { writeList, type Column } from '../../output/writer.js';
 import { parseCallId } from './shared.js';
@@ -64,18 +67,14 @@ export function exitCodeFor(rows: DeleteRow[]): number {
   return worst;
 }
 
-function rowFromError(id: number, err: unknown): DeleteRow {
-  if (err instanceof CliError) {
-    const notFound = err.status === 404;
-    const unknown = err.code === 'unknown_outcome';
-    return {
-      id,
-      result: notFound ? 'not-found' : unknown ? 'unknown' : 'failed',
-      message: notFound ? `call ${id} not found` : err.message,
-      exit_code: err.exitCode,
-    };
-  }
-  return { id, result: 'failed', message: (err as Error)?.message ?? String(err), exit_code: ExitCode.service };
+/** One id's failure, its fate read by fateOf: a 5xx or a lost answer may have deleted it. */
+function rowFromError(id: number, err: unknown, fate: Fate): DeleteRow {
+  const exit = err instanceof CliError ? err.exitCode : ExitCode.service;
+  const message = (err as Error)?.message ?? String(err);
+  if (err instanceof CliError && err.status === 404) return { id, result: 'not-found', message: `call ${id} not found`, exit_code: exit };
+  if (fate === 'unknown') return { id, result: 'unknown', message: `the service may or may not have deleted it: ${message}`, exit_code: exit };
+  if (fate === 'refused') return { id, result: 'failed', message: `${message} — ${fateText(fate)}`, exit_code: exit };
+  return { id, result: 'failed', message, exit_code: exit };
 }
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
@@ -97,7 +96,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       try {
         found.push({ id, call: (await api.getCall(client, id)).call });
       } catch (err) {
-        if (err instanceof CliError && err.status === 404) rows.push(rowFromError(id, err));
+        if (err instanceof CliError && err.status === 404) rows.push(rowFromError(id, err, 'rejected'));
         else throw err;
       }
     }
@@ -134,7 +133,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       };
     } catch (err) {
       if (ctx.signal.aborted) throw err;
-      row = rowFromError(id, err);
+      row = rowFromError(id, err, fateOf(err));
     }
     rows.push(row);
     stream?.(row);
@@ -143,12 +142,23 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const code = exitCodeFor(rows);
   if (code !== 0) {
     const failed = rows.filter((r) => r.exit_code !== 0);
+    const unknown = failed.filter((r) => r.result === 'unknown');
+    const notDeleted = failed.filter((r) => r.result !== 'unknown');
     const deleted = rows.length - failed.length;
-    throw new CliError(
-      `${failed.length} of ${rows.length} ${rows.length === 1 ? 'call' : 'calls'} not deleted${deleted ? ` (${deleted} deleted)` : ''}: ${failed.map((r) => `${r.id} ${r.result}`).join(', ')}.`,
-      code,
-      { code: failed.every((r) => r.result === 'not-found') ? 'not_found' : 'partial_failure', details: rows },
-    );
+    const noun = rows.length === 1 ? 'call' : 'calls';
+    const deletedNote = deleted ? ` (${deleted} deleted)` : '';
+    const parts: string[] = [];
+    if (notDeleted.length) parts.push(`${notDeleted.length} of ${rows.length} ${noun} not deleted${deletedNote}: ${notDeleted.map((r) => `${r.id} ${r.result}`).join(', ')}`);
+    if (unknown.length) {
+      parts.push(`${unknown.length} of ${rows.length} ${noun} may or may not have been deleted${notDeleted.length ? '' : deletedNote}: ${unknown.map((r) => r.id).join(', ')}`);
+    }
+    throw new CliError(`${parts.join('; ')}.`, code, {
+      code: failed.every((r) => r.result === 'not-found') ? 'not_found' : unknown.length === failed.length ? 'unknown_outcome' : 'partial_failure',
+      details: rows,
+      hint: unknown.length
+        ? `Check with \`outreach calls get ${unknown[0]!.id}\`: a 404 means it is gone. Deleting again is safe.`
+        : undefined,
+    });
   }
 }
 

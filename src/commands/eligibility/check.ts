@@ -28,6 +28,7 @@ export function register(parent: Command): void {
     .option('--concurrency <n>', 'with --csv: requests in flight at most (1 to 32, default 4)')
     .option('--out <file>', 'with --csv: results, one per input row (.csv or .ndjson)')
     .option('--map <COLUMN=field>', 'with --csv: assign a column to a field (or COLUMN=- to ignore it); repeatable', collect, [])
+    .option('--resend-unknown', 'with --csv: send again the rows whose earlier fate is unknown (after checking they have no check)')
     .addHelpText(
       'after',
       examples(
@@ -36,10 +37,14 @@ export function register(parent: Command): void {
         'outreach eligibility check --input request.json --wait --fail-inactive',
         'outreach eligibility check --input request.json --webhook-url https://example.org/hook --webhook-secret-env HOOK_SECRET',
         'outreach eligibility check --csv patients.csv --concurrency 8 --out results.csv',
+        'outreach eligibility check --csv patients.csv --out results.csv --resend-unknown   # after checking the unknown rows',
       ) +
         '\nWith --csv, progress is recorded in <csv>.outreach-eligibility.ndjson as checks are accepted: running the\n' +
-        'same command again skips rows already submitted (keyed by customer_patient_id). Exit 3 when rows were\n' +
-        'invalid or rejected, 7 when some rows were not sent or their fate is unknown (run it again).\n',
+        'same command again skips rows already submitted (keyed by customer_patient_id). A row whose answer was\n' +
+        'lost or a 5xx (a gateway\'s 502 page included) is "unknown": the service may have created its check. A\n' +
+        're-run looks it up and never sends it again by itself; --resend-unknown sends it once you have checked.\n' +
+        'Rows refused (429/503) are sent again by a re-run. Exit 3 when rows were invalid or rejected, 7 when some\n' +
+        'rows were not sent or their fate is unknown, 1 when --wait met a status this version does not know.\n',
     )
     .action(action(run));
 }
@@ -69,6 +74,7 @@ export interface CheckOptions {
   concurrency?: string;
   out?: string;
   map?: string[];
+  resendUnknown?: boolean;
   args: string[];
 }
 
@@ -115,6 +121,7 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     if (opts[f] !== undefined) throw new UsageError(`--${f} only applies with --csv.`);
   }
   if (opts.map && opts.map.length > 0) throw new UsageError('--map only applies with --csv.');
+  if (opts.resendUnknown) throw new UsageError('--resend-unknown only applies with --csv.');
   const { watchChecks, parseSeconds } = await import('./watch.js');
   const waitSettings = {
     intervalSec: parseSeconds(opts.interval, '--interval', 10),
@@ -180,14 +187,19 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     const prompter = await ctx.prompter();
     for (const name of missing) {
       if (name === 'payerId') {
+        // The cached or documented list: asking the service would mean submitting a check.
         const { knownPayers, payerNote } = await import('./payers.js');
-        const known = await knownPayers(ctx, client);
+        const known = await knownPayers(ctx);
         ctx.info(payerNote(known));
-        fields.payerId = await prompter.select(
-          'Payer',
-          known.rows.filter((r) => r.payer_id).map((r) => ({ value: r.payer_id, name: `${r.name}${r.parent ? ` (${r.parent})` : ''} — ${r.payer_id}` })),
-        );
-        continue;
+        const OTHER = '\u0000other';
+        const choice = await prompter.select('Payer', [
+          ...known.rows.filter((r) => r.payer_id).map((r) => ({ value: r.payer_id, name: `${r.name}${r.parent ? ` (${r.parent})` : ''} — ${r.payer_id}` })),
+          { value: OTHER, name: 'Another payer id…' },
+        ]);
+        if (choice !== OTHER) {
+          fields.payerId = choice;
+          continue;
+        }
       }
       const answer = await prompter.text(req.FIELDS[name].label, {
         validate: (v) => {
@@ -221,6 +233,20 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
         details: e.body,
         hint: 'Choose one of the payers above (`outreach eligibility payers`).',
       });
+    }
+    const { fateOf } = await import('../../api/errors.js');
+    const { ApiError, CliError } = await import('../../errors.js');
+    if (err instanceof CliError && fateOf(err, { aborted: ctx.signal.aborted }) === 'unknown') {
+      // A 5xx or a lost answer: the service may have created the check; sending again could make two.
+      const message = `The eligibility check may have been created: ${err.message.replace(/\.$/, '')}.`;
+      const hint = [`Look for it before sending it again: outreach eligibility list${fields.customerPatientId ? ' --patient <its patient id>' : ''}`, err.hint]
+        .filter(Boolean)
+        .join('\n');
+      if (err instanceof ApiError) {
+        const { method, path, body, rawBody, requestId, retryAfterMs, status, code, details } = err;
+        throw new ApiError(message, err.exitCode, { method, path, body, rawBody, requestId, retryAfterMs, status, code, details, hint });
+      }
+      throw new CliError(message, err.exitCode, { code: err.code, status: err.status, hint });
     }
     throw err;
   }

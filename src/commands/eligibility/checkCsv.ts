@@ -131,10 +131,11 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
       concurrency,
       webhook,
       onSettled: progress.settled,
+      resendUnknown: Boolean(opts.resendUnknown),
     };
-    const unknownBefore = rows.filter((r) => r.result !== 'invalid' && state.sending.has(r.key));
+    const unknownBefore = rows.filter((r) => r.result !== 'invalid' && state.unknown.has(r.key));
     if (unknownBefore.length > 0) {
-      ctx.info(`Looking up ${unknownBefore.length} row(s) whose earlier submission had no answer…`);
+      ctx.info(`Looking up ${unknownBefore.length} row(s) whose earlier submission's fate is unknown…`);
       await bulk.resolveUnknown(unknownBefore, deps);
     }
     const summary = await bulk.submitRows(rows, deps);
@@ -143,11 +144,13 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     // 5. Optionally wait for the submitted checks.
     let timedOut = false;
     const waitCodes: number[] = [];
+    let unknownStatus = 0;
     if (opts.wait && !summary.interrupted && !summary.fatal) {
       const ids = rows.filter((r) => r.id !== undefined).map((r) => r.id!);
       if (ids.length > 0) {
         const { watchAll, DEFAULT_BACKOFF } = await import('../../eligibility/backoff.js');
-        const { verdictFor } = await import('../../eligibility/verdict.js');
+        const { verdictFor, pollResultFor } = await import('../../eligibility/verdict.js');
+        const { fateOf } = await import('../../api/errors.js');
         if (!ctx.globals.quiet) ctx.info(`Waiting for ${ids.length} check(s) to complete…`);
         const outcome = await watchAll<import('../../api/types.js').EligibilityCheck>({
           ids,
@@ -159,9 +162,11 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
           poll: async (id) => {
             try {
               const { check } = await api.getEligibility(client, id);
-              return check.status === 'completed' ? { done: true, value: check } : { done: false, status: check.status };
+              return pollResultFor(check);
             } catch (error) {
               if (ctx.signal.aborted) throw error;
+              // Refused (429/503): wait as the service asked and poll again; other failures end that id.
+              if (fateOf(error) === 'refused') return { refused: true, retryAfterMs: (error as { retryAfterMs?: number }).retryAfterMs };
               return { failed: true, error };
             }
           },
@@ -180,7 +185,10 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
               row.outcome = st.value.outcome;
               row.active_today = st.value.coverage?.is_active_today;
               const v = verdictFor(st.value, Boolean(opts.failInactive));
-              waitCodes.push(v.code);
+              if (v.code === 1) {
+                unknownStatus++;
+                row.error = v.reason;
+              } else waitCodes.push(v.code);
             } else if (st?.kind === 'pending') row.status = st.status;
             else if (st?.kind === 'failed') row.error = (st.error as Error)?.message;
           }
@@ -218,18 +226,37 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     ].filter(Boolean);
     ctx.info(`${rows.length} rows: ${parts.join(', ')}.${opts.out ? ` Results in ${opts.out}.` : ''}`);
 
-    const rerun = 'Run the same command again to continue: rows already submitted are skipped, rows whose fate is unknown are looked up first.';
-    if (summary.interrupted) throw new InterruptedError(`Interrupted. ${rerun}`);
+    const rerun =
+      'Run the same command again to continue: rows already submitted are skipped; rows whose fate is unknown are looked up ' +
+      'on the service and never sent again automatically.';
+    const unknownRows = rows.filter((r) => r.result === 'unknown');
+    const unknownNote =
+      unknownRows.length > 0
+        ? ` ${unknownRows.length} row(s) may or may not have created a check (line${unknownRows.length === 1 ? '' : 's'} ${listLines(unknownRows)}): ` +
+          'check them on the service (outreach eligibility list --patient ID), then run again with --resend-unknown to send those still missing.'
+        : '';
+    if (summary.interrupted) throw new InterruptedError(`Interrupted. ${rerun}${unknownNote}`);
     if (summary.fatal) {
       const f = summary.fatal as CliError;
-      throw new CliError(`${f.message} ${rerun}`, f.exitCode ?? 7, { code: f.code, hint: f.hint });
+      throw new CliError(`${f.message} ${rerun}${unknownNote}`, f.exitCode ?? 7, { code: f.code, hint: f.hint });
     }
-    if (count('unknown') + count('not-sent') > 0) throw new IncompleteError(`${count('unknown') + count('not-sent')} row(s) were not confirmed. ${rerun}`);
+    if (count('unknown') + count('not-sent') > 0) {
+      const notSent = count('not-sent') > 0 ? `${count('not-sent')} row(s) were not sent; running again sends them.` : '';
+      throw new IncompleteError(`${[notSent, unknownNote.trim()].filter(Boolean).join(' ')} ${count('not-sent') > 0 ? rerun : ''}`.trim());
+    }
     if (timedOut) throw new WaitTimeoutError(`Gave up waiting after ${timeoutSec}s; some checks are not completed yet (see the status column).`);
     if (count('invalid') + count('rejected') > 0) {
       throw new ValidationError(`${count('invalid')} invalid and ${count('rejected')} rejected row(s) were not submitted (see the lines above${opts.out ? ` and ${opts.out}` : ''}).`);
     }
-    if (waitCodes.some((c) => c !== 0)) throw new ValidationError('Some checks are not active today or not successful (--fail-inactive).');
+    if (waitCodes.some((c) => c !== 0)) {
+      const also = unknownStatus > 0 ? ` Also, ${unknownStatus} check(s) have a status this version does not know.` : '';
+      throw new ValidationError(`Some checks are not active today or not successful (--fail-inactive).${also}`);
+    }
+    if (unknownStatus > 0) {
+      throw new CliError(`${unknownStatus} check(s) have a status this version does not know; it is not waiting for them any more (see the status and error columns).`, 1, {
+        code: 'unknown_status',
+      });
+    }
   } finally {
     if (progressTimer) clearInterval(progressTimer);
     await journal?.close().catch(() => undefined);
@@ -268,4 +295,10 @@ function makeProgress(ctx: Context, total: number) {
       ctx.io.err('\n');
     },
   };
+}
+
+/** Line numbers for a message: the first 20, then how many more. */
+function listLines(rows: BulkRow[]): string {
+  const shown = rows.slice(0, 20).map((r) => r.line).join(', ');
+  return rows.length > 20 ? `${shown} and ${rows.length - 20} more` : shown;
 }

@@ -9,7 +9,7 @@ export function register(parent: Command): void {
   parent
     .command('watch')
     .argument('<id...>', 'one or more check ids')
-    .description('Poll checks with backoff until completed; a live status line on a terminal, only the result when piped')
+    .description('Poll checks with backoff until completed (or a status this version does not know); a live status line on a terminal, only the result when piped')
     .option('--interval <seconds>', 'longest wait between polls (they start at about 1 s and grow)', '10')
     .option('--timeout <seconds>', 'give up after this long (exit 124)', '300')
     .option('--fail-inactive', 'exit 3 when coverage is not active today or the outcome is not success')
@@ -19,7 +19,11 @@ export function register(parent: Command): void {
         'outreach eligibility watch 42',
         'outreach eligibility watch 42 43 44 --timeout 120 --fail-inactive',
         'outreach eligibility watch 42 -o json | jq ".coverage.is_active_today"',
-      ) + '\nExit: 0 completed, 3 --fail-inactive and not active/success, 5 unknown id, 124 timed out, 130 Ctrl-C;\nseveral ids give the worst of them.\n',
+      ) +
+        '\nWaiting statuses are queued and in-progress; completed ends the watch. Any other status (failed,\n' +
+        'cancelled, one added to the service later) also ends it at once: the record is printed and the exit is 1.\n' +
+        'Exit: 0 completed, 1 a status this version does not know, 3 --fail-inactive and not active/success,\n' +
+        '5 unknown id, 124 timed out, 130 Ctrl-C; several ids give the worst (highest) of them.\n',
     )
     .action(action(run));
 }
@@ -62,7 +66,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 export async function watchChecks(ctx: Context, client: HttpClient, ids: number[], s: WatchSettings): Promise<void> {
   const { getEligibility } = await import('../../api/eligibility.js');
   const { watchAll, realClock, DEFAULT_BACKOFF } = await import('../../eligibility/backoff.js');
-  const { verdictFor, worstExit } = await import('../../eligibility/verdict.js');
+  const { verdictFor, worstExit, pollResultFor } = await import('../../eligibility/verdict.js');
+  const { fateOf } = await import('../../api/errors.js');
   const raws = new Map<number, unknown>();
 
   // Live status line: only when stderr is a terminal and not -q.
@@ -93,18 +98,20 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
         try {
           const { check, raw } = await getEligibility(client, id);
           raws.set(id, raw);
-          return check.status === 'completed' ? { done: true, value: check } : { done: false, status: check.status };
+          return pollResultFor(check);
         } catch (error) {
           if (ctx.signal.aborted) throw new InterruptedError();
-          // An unknown id ends that id's watch (exit 5); anything else ends the run.
+          // An unknown id ends that id's watch (exit 5); a refusal (429/503) waits as the service
+          // asked; anything else ends the run.
           if (error instanceof ApiError && error.status === 404) return { failed: true, error };
+          if (fateOf(error) === 'refused') return { refused: true, retryAfterMs: (error as ApiError).retryAfterMs };
           throw error;
         }
       },
       onRound: (states) => {
         const counts = new Map<string, number>();
         for (const st of states.values()) {
-          const k = st.kind === 'pending' ? st.status : st.kind === 'done' ? 'completed' : 'not found';
+          const k = st.kind === 'pending' ? st.status : st.kind === 'done' ? String(st.value.status) : 'not found';
           counts.set(k, (counts.get(k) ?? 0) + 1);
         }
         statusText =
@@ -120,11 +127,13 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
   }
   clear();
 
-  // Results: the completed (or last seen) record of every id.
+  // Results: the completed (or last seen) record of every id; a status this version does not
+  // know ends that id's watch like `completed` does, with exit 1.
   const records: EligibilityCheck[] = [];
   const codes: number[] = [];
   const reasons: string[] = [];
   const pendingIds: number[] = [];
+  let notFound: CliError | undefined;
   for (const id of ids) {
     const st = outcome.states.get(id)!;
     if (st.kind === 'done') {
@@ -133,7 +142,9 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
       codes.push(v.code);
       if (v.reason) reasons.push(v.reason);
     } else if (st.kind === 'failed') {
-      codes.push((st.error as CliError).exitCode ?? 1);
+      const e = st.error as CliError;
+      codes.push(e.exitCode ?? 1);
+      notFound ??= e instanceof CliError ? e : undefined;
       reasons.push(`check ${id} was not found`);
     } else {
       pendingIds.push(id);
@@ -156,14 +167,15 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
 
   const worst = worstExit(codes);
   if (worst === 0) return;
+  const others = reasons.length > 0 ? ` Also: ${reasons.join('; ')}.` : '';
   if (worst === 124) {
     throw new WaitTimeoutError(
-      `Gave up after ${s.timeoutSec}s: ${pendingIds.length === 1 ? `check ${pendingIds[0]} is` : `checks ${pendingIds.join(', ')} are`} not completed yet.`,
+      `Gave up after ${s.timeoutSec}s: ${pendingIds.length === 1 ? `check ${pendingIds[0]} is` : `checks ${pendingIds.join(', ')} are`} not completed yet.${others}`,
       { hint: `Watch again later: outreach eligibility watch ${pendingIds.join(' ')}` },
     );
   }
   if (worst === 3) throw new ValidationError(reasons.join('; ') + '.');
-  const failed = [...outcome.states].find(([, st]) => st.kind === 'failed');
-  if (failed && failed[1].kind === 'failed' && failed[1].error instanceof CliError) throw failed[1].error;
-  throw new CliError(reasons.join('; ') || 'watch failed', worst);
+  // One unknown id alone keeps the service's own 404 error (its message, status and body).
+  if (notFound && reasons.length === 1 && notFound.exitCode === worst) throw notFound;
+  throw new CliError(reasons.join('; ') + '.', worst, { code: worst === 1 ? 'unknown_status' : 'watch_failed' });
 }
