@@ -1,7 +1,6 @@
 // Calls: list, read, delete. Reading goes through read.ts (records bare, in an array or in
 // {success, data}; numbers as strings; an empty body is malformed).
-import { ApiError, ExitCode, NetworkError, UnknownOutcomeError } from '../errors.js';
-import { fateOf, type Fate } from './errors.js';
+import { fateOfAttempt } from './errors.js';
 import type { Call, CallListQuery } from './types.js';
 import type { HttpClient } from './http.js';
 import type { AttemptFailure } from './retry.js';
@@ -24,19 +23,9 @@ export async function getCall(client: HttpClient, id: number | string): Promise<
   return { call: call as unknown as Call, raw: res.data };
 }
 
-/**
- * The fate of one failed attempt the http core is about to repeat. The core reports it as an
- * AttemptFailure (a status or a lost/unmade connection), not as an error, so it is turned into the
- * error it stands for and decided by fateOf — the one place that decides fates.
- */
-export function attemptFate(failure: AttemptFailure): Fate {
-  if (failure.kind === 'status') return fateOf(new ApiError('', ExitCode.service, { status: failure.status, method: 'DELETE', path: '' }));
-  return fateOf(failure.kind === 'lost' ? new UnknownOutcomeError('') : new NetworkError(''));
-}
-
 /** A failed attempt after which the service may have acted (so a later 404 can mean "done"). */
 export function mayHaveActed(failure: AttemptFailure): boolean {
-  return attemptFate(failure) === 'unknown';
+  return fateOfAttempt(failure) === 'unknown';
 }
 
 export interface DeleteResult {

@@ -12,7 +12,7 @@ import {
   UnknownOutcomeError,
   type CliErrorOptions,
 } from '../errors.js';
-import { parseRetryAfter } from './retry.js';
+import { parseRetryAfter, type AttemptFailure } from './retry.js';
 
 type ApiErrorOptions = ConstructorParameters<typeof ApiError>[2];
 
@@ -79,6 +79,16 @@ export function fateOf(err: unknown, opts: { aborted?: boolean } = {}): Fate {
   // network failure of a write means the connection was never made.
   if (err instanceof NetworkError) return 'not-sent';
   return 'unknown';
+}
+
+/**
+ * The fate of one failed attempt the http core is about to repeat. The core reports it as an
+ * AttemptFailure (a status or a lost/unmade connection), not as an error: it is turned into the error
+ * it stands for and decided by fateOf.
+ */
+export function fateOfAttempt(failure: AttemptFailure): Fate {
+  if (failure.kind === 'status') return fateOf(new ApiError('', ExitCode.service, { status: failure.status, method: '', path: '' }));
+  return fateOf(failure.kind === 'lost' ? new UnknownOutcomeError('') : new NetworkError(''));
 }
 
 /** One sentence for a fate, to follow "the rows were …" or "the call was …" style messages. */

@@ -2,7 +2,8 @@
 // real HTTP against a misbehaving server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { attemptFate, deleteCall, mayHaveActed } from '../../../src/api/calls.js';
+import { deleteCall, mayHaveActed } from '../../../src/api/calls.js';
+import { fateOfAttempt } from '../../../src/api/errors.js';
 import { exitCodeFor, type DeleteRow } from '../../../src/commands/calls/delete.js';
 import { wrapText, wrapTranscript } from '../../../src/commands/calls/get.js';
 import { dateFlag, parseLimit } from '../../../src/commands/calls/list.js';
@@ -67,7 +68,7 @@ describe('deleteCall', () => {
     [{ kind: 'status', status: 503 }, 'refused'],
     [{ kind: 'status', status: 504 }, 'unknown'],
   ] as const)('the fate of a retried attempt %j is fateOf\'s: %s', (failure, fate) => {
-    expect(attemptFate(failure)).toBe(fate);
+    expect(fateOfAttempt(failure)).toBe(fate);
   });
 });
 
