@@ -15,6 +15,7 @@ export async function createAssistant(client: HttpClient, body: AssistantInput):
   if (readInt(assistant.id) === undefined) {
     throw new MalformedResponseError(
       'The service created the assistant but its answer holds no id (POST /assistant); sending it again may create a second one.',
+      { code: 'created_without_id' },
     );
   }
   return { assistant, raw: res.data };

@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import {
   ApiError,
   AuthError,
+  CliError,
   ExitCode,
   MalformedResponseError,
   NetworkError,
@@ -89,6 +90,23 @@ export function fateOf(err: unknown, opts: { aborted?: boolean } = {}): Fate {
 export function fateOfAttempt(failure: AttemptFailure): Fate {
   if (failure.kind === 'status') return fateOf(new ApiError('', ExitCode.service, { status: failure.status, method: '', path: '' }));
   return fateOf(failure.kind === 'lost' ? new UnknownOutcomeError('') : new NetworkError(''));
+}
+
+/**
+ * The same failure in other words: a command that knows what a failure means for the user (e.g.
+ * "the assistant may have been created") rewords it without losing its class, status, exit code,
+ * body or Retry-After. `details`/`body` replace the originals when given (e.g. scrubbed of a secret).
+ */
+export function reword<E extends CliError>(err: E, message: string, opts: { hint?: string; details?: unknown; body?: unknown } = {}): E {
+  const hint = opts.hint ?? err.hint;
+  if (err instanceof ApiError) {
+    const Cls = err.constructor as new (message: string, exitCode: number, o: ApiErrorOptions) => ApiError;
+    const { method, path, rawBody, requestId, retryAfterMs, status, code } = err;
+    const details = 'details' in opts ? opts.details : err.details;
+    const body = 'body' in opts ? opts.body : err.body;
+    return new Cls(message, err.exitCode, { method, path, body, rawBody, requestId, retryAfterMs, status, code, details, hint }) as unknown as E;
+  }
+  return new CliError(message, err.exitCode, { code: err.code, status: err.status, details: 'details' in opts ? opts.details : err.details, hint }) as E;
 }
 
 /** One sentence for a fate, to follow "the rows were …" or "the call was …" style messages. */

@@ -339,6 +339,7 @@ describe('an empty 200 body is malformed (exit 1), for every read and write', ()
     const r = await run(server, ['assistants', 'create', '--name', 'X']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('The service created the assistant but its answer holds no id');
+    expect(r.stderr).not.toContain('may have been created: The service'); // said once, not wrapped again
     expect(r.stdout + r.stderr).not.toContain('undefined');
   });
 

@@ -110,3 +110,19 @@ describe('fateOf: one decision for every write', () => {
     expect(fateOf(status(429), { aborted: true })).toBe('refused');
   });
 });
+
+describe('reword keeps what the error is', () => {
+  it('an ApiError subclass keeps its class, status, exit code, Retry-After and raw body', async () => {
+    const { reword } = await import('../../src/api/errors.js');
+    const err = apiErrorFrom('POST', url, 503, '<html>busy</html>', { 'retry-after': '7' });
+    const r = reword(err, 'The assistant may have been created: busy.', { hint: 'check first' });
+    expect(r).toBeInstanceOf(ServiceUnavailableError);
+    expect([r.message, r.hint, r.status, r.exitCode, r.retryAfterMs, r.rawBody]).toEqual(['The assistant may have been created: busy.', 'check first', 503, 1, 7000, '<html>busy</html>']);
+    expect(fateOf(r)).toBe('refused');
+  });
+  it('other errors keep their exit code and code', async () => {
+    const { reword } = await import('../../src/api/errors.js');
+    const r = reword(new UnknownOutcomeError('lost', { hint: 'h' }), 'may have been applied');
+    expect([r.message, r.exitCode, r.code, r.hint]).toEqual(['may have been applied', 6, 'unknown_outcome', 'h']);
+  });
+});

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Assistant, AssistantInput } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
-import { fateOf, fateText, type Fate } from '../../api/errors.js';
+import { fateOf, fateText, reword, type Fate } from '../../api/errors.js';
 import { readJsonArgument, readJsonInput, readStdin } from '../../input.js';
 import { writeRecord, type Field } from '../../output/writer.js';
 
@@ -170,32 +170,26 @@ export async function sendAssistant<T>(w: AssistantWrite, secret: string | undef
   try {
     return await send();
   } catch (err) {
-    if (!(err instanceof CliError)) throw err;
+    // Already says what happened (created, but without an id): no second wrapping.
+    if (!(err instanceof CliError) || err.code === 'created_without_id') throw err;
     const fate = fateOf(err);
     if (err instanceof ApiError) {
       const body = err.body as { message?: unknown; field?: unknown } | undefined;
       const message = typeof body?.message === 'string' && body.message ? body.message : err.message;
       const field = typeof body?.field === 'string' && !message.includes(body.field) ? ` (field ${body.field})` : '';
       const f = failureMessage(w, fate, `${message}${field} — the service answered ${err.status}`);
-      throw new ApiError(scrub(f.message, secret), err.exitCode, {
-        status: err.status,
-        code: err.code,
+      throw reword(err, scrub(f.message, secret), {
         details: scrubValue(err.details, secret),
         body: scrubValue(err.body, secret),
-        rawBody: err.rawBody,
-        method: err.method,
-        path: err.path,
-        requestId: err.requestId,
-        retryAfterMs: err.retryAfterMs,
         hint: [f.hint, err.hint].filter(Boolean).join('\n') || undefined,
       });
     }
     if (fate === 'unknown') {
       const f = failureMessage(w, fate, err.message.replace(/\.$/, ''));
-      throw new CliError(scrub(f.message, secret), err.exitCode, { code: err.code, status: err.status, hint: [f.hint, err.hint].filter(Boolean).join('\n') });
+      throw reword(err, scrub(f.message, secret), { hint: [f.hint, err.hint].filter(Boolean).join('\n') });
     }
     if (secret && err.message.includes(secret)) {
-      throw new CliError(scrub(err.message, secret), err.exitCode, { code: err.code, hint: err.hint, status: err.status });
+      throw reword(err, scrub(err.message, secret));
     }
     throw err;
   }

@@ -234,19 +234,15 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
         hint: 'Choose one of the payers above (`outreach eligibility payers`).',
       });
     }
-    const { fateOf } = await import('../../api/errors.js');
-    const { ApiError, CliError } = await import('../../errors.js');
+    const { fateOf, reword } = await import('../../api/errors.js');
+    const { CliError } = await import('../../errors.js');
     if (err instanceof CliError && fateOf(err, { aborted: ctx.signal.aborted }) === 'unknown') {
       // A 5xx or a lost answer: the service may have created the check; sending again could make two.
       const message = `The eligibility check may have been created: ${err.message.replace(/\.$/, '')}.`;
       const hint = [`Look for it before sending it again: outreach eligibility list${fields.customerPatientId ? ' --patient <its patient id>' : ''}`, err.hint]
         .filter(Boolean)
         .join('\n');
-      if (err instanceof ApiError) {
-        const { method, path, body, rawBody, requestId, retryAfterMs, status, code, details } = err;
-        throw new ApiError(message, err.exitCode, { method, path, body, rawBody, requestId, retryAfterMs, status, code, details, hint });
-      }
-      throw new CliError(message, err.exitCode, { code: err.code, status: err.status, hint });
+      throw reword(err, message, { hint });
     }
     throw err;
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError, UsageError, ValidationError } from '../../errors.js';
+import { CliError, UsageError, ValidationError } from '../../errors.js';
 import type { Tool, ToolFunction, ToolUpdate } from '../../api/types.js';
 import { readJsonArgument } from '../../input.js';
 import { writeHeading, writeList, writeRecord, type Column, type Field } from '../../output/writer.js';
@@ -139,23 +139,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
  * message says so instead of a plain failure. Other failures are returned as they are.
  */
 async function unknownPatch(err: unknown, id: string): Promise<unknown> {
-  const { fateOf } = await import('../../api/errors.js');
+  const { fateOf, reword } = await import('../../api/errors.js');
   if (!(err instanceof CliError) || fateOf(err) !== 'unknown') return err;
   const message = `Tool ${id}: the change may or may not have been applied: ${err.message.replace(/\.$/, '')}.`;
   const hint = ['Running the same command again is safe: it sets the same values.', err.hint].filter(Boolean).join('\n');
-  if (err instanceof ApiError) {
-    return new ApiError(message, err.exitCode, {
-      status: err.status,
-      code: err.code,
-      details: err.details,
-      body: err.body,
-      rawBody: err.rawBody,
-      method: err.method,
-      path: err.path,
-      requestId: err.requestId,
-      retryAfterMs: err.retryAfterMs,
-      hint,
-    });
-  }
-  return new CliError(message, err.exitCode, { code: err.code, status: err.status, hint });
+  return reword(err, message, { hint });
 }
