@@ -14,7 +14,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
 import { fateOf } from '../api/errors.js';
-import { ApiError, AuthError } from '../errors.js';
+import { ApiError, AuthError, IncompleteError } from '../errors.js';
 import type { Clock } from './backoff.js';
 import { Pacer } from './pacer.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
@@ -175,6 +175,9 @@ export interface SubmitSummary {
   throttled: number;
 }
 
+/** Unknown fates in a row after which a bulk run stops sending. */
+const MAX_UNKNOWN_IN_A_ROW = 3;
+
 /** How far a check's created_at may be before the time we sent it (the two clocks differ). */
 const CLOCK_SKEW_MS = 10 * 60_000;
 
@@ -218,6 +221,7 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
   const maxRefusals = deps.maxRefusals ?? 20;
   const summary: SubmitSummary = { interrupted: false, throttled: 0 };
   let stop = false;
+  let unknownInARow = 0;
   const queue: BulkRow[] = [];
   for (const row of rows) {
     if (row.result === 'invalid') continue;
@@ -263,6 +267,7 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
           const s = await deps.submit(body);
           pacer.succeeded();
           row.result = 'accepted';
+            unknownInARow = 0;
           row.id = s.id;
           row.status = s.status;
           row.error = undefined;
@@ -324,6 +329,14 @@ export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<Sub
           row.error = `the service may or may not have created the check: ${reason}`;
           deps.state.unknown.set(row.key, { at: deps.state.unknown.get(row.key)?.at ?? at, reason });
           await deps.journal.append({ event: 'unknown', key: row.key, at: new Date(deps.clock.now()).toISOString(), reason });
+          // A service failing request after request would turn every row unknown, each to be checked
+          // by hand: after a few in a row, stop sending (the rest stay not-sent, a re-run sends them).
+          if (!aborted && ++unknownInARow >= MAX_UNKNOWN_IN_A_ROW && !stop) {
+            stop = true;
+            summary.fatal ??= new IncompleteError(
+              `Stopped sending after ${unknownInARow} submissions in a row whose fate is unknown (last: ${message}); the service seems to be failing.`,
+            );
+          }
           break;
         }
       }

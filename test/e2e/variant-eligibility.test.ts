@@ -204,6 +204,18 @@ describe('eligibility check --csv: fates read with fateOf', () => {
     expect(results(out).map((x) => x.result)).toEqual(['accepted', 'already-submitted']);
   });
 
+  it('a service failing every submit: stops sending after 3 unknown fates in a row; the rest are not-sent (exit 7)', async () => {
+    server.override('POST', /\/eligibility$/, text(502, NGINX_502), Infinity);
+    const csv = join(tmp.dir, 'f.csv');
+    writeFileSync(csv, csvOf('F', 8));
+    const out = join(tmp.dir, 'f.ndjson');
+    const r = await runCli(['eligibility', 'check', '--csv', csv, '--out', out, '--concurrency', '1'], { env });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toContain('Stopped sending after 3 submissions in a row whose fate is unknown');
+    expect(eligibilityPosts()).toHaveLength(3);
+    expect(results(out).map((x) => x.result)).toEqual([...Array(3).fill('unknown'), ...Array(5).fill('not-sent')]);
+  });
+
   it('a rejected row carries the service\'s message (exit 3) and is not unknown', async () => {
     const csv = join(tmp.dir, 'r.csv');
     writeFileSync(csv, csvOf('R', 2, (i) => (i === 2 ? '11111' : '87726')));
