@@ -307,7 +307,7 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
       const what = `${createdNow} rows created, ${unknown.size} unknown, ${notSent} not sent`;
       const cmd = resumeCommand(o, { resume: true });
       const msg =
-        `${stop.reason}. ${what}. The journal ${journalPath} records which rows are which.` +
+        `${stop.reason.replace(/\.+$/, '')}. ${what}. The journal ${journalPath} records which rows are which.` +
         (unknown.size ? ` ${RESUME_PROMISE}` : '') +
         `\nTo continue: ${cmd}`;
       if (stop.kind === 'interrupted') throw new InterruptedError(msg);
@@ -329,9 +329,18 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
 const RESUME_PROMISE =
   "--resume looks for the unknown rows among the service's sequences; rows it proves created or absent are settled (absent ones sent), the others stay unknown and are sent again only with --resend-unknown.";
 
-function lineList(lines: Iterable<number>, max = 20): string {
-  const all = [...lines].sort((a, b) => a - b);
-  return all.slice(0, max).join(', ') + (all.length > max ? ` and ${all.length - max} more` : '');
+/** "2-5, 9, 12-14": consecutive lines as ranges, at most `max` items, then "and N more lines". */
+export function lineList(lines: Iterable<number>, max = 12): string {
+  const all = [...new Set(lines)].sort((a, b) => a - b);
+  const ranges: Array<[number, number]> = [];
+  for (const l of all) {
+    const last = ranges[ranges.length - 1];
+    if (last && l === last[1] + 1) last[1] = l;
+    else ranges.push([l, l]);
+  }
+  const shown = ranges.slice(0, max).map(([a, b]) => (a === b ? String(a) : `${a}-${b}`));
+  const rest = ranges.slice(max).reduce((n, [a, b]) => n + b - a + 1, 0);
+  return shown.join(', ') + (rest ? ` and ${rest} more line${rest === 1 ? '' : 's'}` : '');
 }
 
 /** Exit 7: rows whose creation nobody can tell; a person decides. */

@@ -219,7 +219,7 @@ describe('a create that fails after the service may have acted', () => {
     const resume = await create(file, ['--resume'], { OUTREACH_TIMEOUT: '1' });
     expect(resume.code, resume.stderr).toBe(7);
     expect(resume.stderr).toContain('0 found created, 0 proven not created, 100 still unknown');
-    expect(resume.stderr).toMatch(/100 rows may or may not have been created \(lines 102, 103, .* and 80 more\)/);
+    expect(resume.stderr).toContain('100 rows may or may not have been created (lines 102-201)');
     expect(resume.stderr).toContain('--resume --resend-unknown');
     expect(results(resume.out).map((x) => x.status).filter((s) => s === 'unknown')).toHaveLength(100);
     expect(server.store.sequences).toHaveLength(150); // chunk 3 sent, chunk 2 not again

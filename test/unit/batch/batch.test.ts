@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readBatchResult } from '../../../src/api/sequences.js';
 import { JournalError, JournalWriter, phoneHash, readJournal, replay, type JournalRecord } from '../../../src/batch/journal.js';
 import { makeRowChecker } from '../../../src/batch/rows.js';
-import { resumeCommand, shellQuote } from '../../../src/batch/runner.js';
+import { lineList, resumeCommand, shellQuote } from '../../../src/batch/runner.js';
 
 describe('row checker', () => {
   const mapping = [
@@ -122,5 +122,16 @@ describe('resume command', () => {
     );
     expect(resumeCommand(o, { resume: true, resendUnknown: true })).toMatch(/--resume --resend-unknown --yes$/);
     expect(shellQuote('a b')).toBe("'a b'");
+  });
+});
+
+describe('line lists', () => {
+  it.each([
+    [[5], '5'],
+    [[3, 2, 4, 9, 12, 13], '2-4, 9, 12-13'],
+    [Array.from({ length: 100 }, (_, i) => 102 + i), '102-201'],
+    [[1, 3, 5, 7], '1, 3 and 2 more lines'],
+  ])('%j → %s', (lines, text) => {
+    expect(lineList(lines, lines.length === 4 ? 2 : 12)).toBe(text);
   });
 });
