@@ -4,7 +4,7 @@
 // -o json must print the body as the service sent it; piped plain output must show every value.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, runCli, tempDir, type RunResult } from '../helpers/cli.js';
-import { empty, json, startVariantServer, variantEnv, type Variant, type VariantServer } from '../helpers/variantServer.js';
+import { empty, json, NGINX_502, startVariantServer, text, variantEnv, type Variant, type VariantServer } from '../helpers/variantServer.js';
 
 const T0 = '2026-11-20T10:00:00.000Z';
 const SEQ_ID = 7;
@@ -376,5 +376,28 @@ describe('unknown enum values are shown as sent', () => {
     const j = await run(server, [...c.args, '-o', 'json']);
     expect(j.code, j.stderr).toBe(0);
     expect(c.json(JSON.parse(j.stdout))).toBe(c.line.split('\t')[1]);
+  });
+});
+
+describe("a proxy's HTML error page is summarised in one line", () => {
+  let server: VariantServer;
+  beforeAll(async () => {
+    server = await startVariantServer();
+  });
+  afterAll(() => server.close());
+
+  it.each([
+    [['calls', 'list'], /\/call$/],
+    [['sequences', 'get', '1'], /\/sequences\/1$/],
+    [['definitions', 'list'], /\/sequence-definitions$/],
+  ])('%j: exit 1, status and reason, no markup; the page only with --debug', async (args, path) => {
+    server.override('GET', path, text(502, NGINX_502), Infinity);
+    const r = await run(server, args);
+    expect(r.code).toBe(1);
+    const message = r.stderr.split('\n').find((l) => l.startsWith('error:'))!;
+    expect(message).toMatch(/^error: an HTML page, probably from a proxy or gateway in front of the service \(GET \/v1\/.+: 502 Bad Gateway\)$/);
+    expect(r.stderr).not.toContain('<');
+    const d = await run(server, [...args, '--debug']);
+    expect(d.stderr).toContain('<h1>502 Bad Gateway</h1>');
   });
 });
