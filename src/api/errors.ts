@@ -156,7 +156,8 @@ export function summariseTextBody(text: string, contentType: string | undefined)
   return firstLine.length > MAX_TEXT_MESSAGE ? `${firstLine.slice(0, MAX_TEXT_MESSAGE)}…` : firstLine;
 }
 
-function headerValue(v: string | string[] | undefined): string | undefined {
+/** The first value of a header that may repeat. */
+export function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 

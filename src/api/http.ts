@@ -8,7 +8,7 @@
 // start on this machine against 0.4× for the built-in fetch, and most runs (cron jobs) are one
 // request or a few: see bench/calls-list.mjs.
 import { MalformedResponseError, NetworkError, UnknownOutcomeError } from '../errors.js';
-import { apiErrorFrom } from './errors.js';
+import { apiErrorFrom, headerValue } from './errors.js';
 import {
   DEFAULT_RETRY_POLICY,
   defaultTotalTimeoutMs,
@@ -302,10 +302,6 @@ export class HttpClient {
 
 function ms(started: number): string {
   return `${Math.round(performance.now() - started)}ms`;
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function errorCode(err: unknown): string {

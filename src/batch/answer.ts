@@ -9,6 +9,7 @@
 // base is learnt from the answers (a 0, or the chunk's size, or consistency with `created`) and
 // kept for the run; until then a reference that could mean two rows is reported as such, on no line.
 import type { BatchRow } from '../api/types.js';
+import { readInt } from '../api/read.js';
 import type { BatchResult } from '../api/sequences.js';
 import type { Problem } from './rows.js';
 
@@ -46,12 +47,6 @@ function first(o: Record<string, unknown>, keys: readonly string[]): unknown {
   return undefined;
 }
 
-function asInt(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v);
-  return undefined;
-}
-
 /** "Row 2: phoneNumber ... is not valid", "row #3 - ...", "Line 4: ..." */
 const ROW_TEXT = /^\s*(?:row|line)\s*#?\s*(\d+)\s*[:\-–]\s*/i;
 
@@ -74,8 +69,8 @@ export function readIssues(item: unknown, inherited?: RowRef): Issue[] {
   }
   if (Array.isArray(item)) return item.flatMap((x) => readIssues(x, inherited));
   const o = item as Record<string, unknown>;
-  const zero = asInt(first(o, ZERO_BASED_KEYS));
-  const other = asInt(first(o, OTHER_ROW_KEYS));
+  const zero = readInt(first(o, ZERO_BASED_KEYS));
+  const other = readInt(first(o, OTHER_ROW_KEYS));
   const ref: RowRef | undefined = zero !== undefined ? { value: zero, known: true } : other !== undefined ? { value: other, known: false } : inherited;
   const f = first(o, FIELD_KEYS);
   const field = Array.isArray(f) ? f.join('.') : f === undefined ? '' : String(f);

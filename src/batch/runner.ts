@@ -15,6 +15,7 @@ import {
   CliError,
   IncompleteError,
   InterruptedError,
+  UnknownOutcomeError,
   UsageError,
   ValidationError,
 } from '../errors.js';
@@ -596,7 +597,8 @@ export function failureReason(err: unknown, fate: Fate, aborted: boolean): strin
   if (aborted && fate === 'unknown') return 'the request was cut off by the interruption; the service may or may not have created the rows';
   switch (fate) {
     case 'unknown':
-      return `${msg}${/may (or may not )?have/.test(msg) ? '' : ' The service may or may not have created the rows.'}`;
+      // UnknownOutcomeError already says the service may or may not have acted.
+      return err instanceof UnknownOutcomeError ? msg : `${msg.replace(/\.$/, '')}; the service may or may not have created the rows.`;
     case 'refused':
       return `the service refused the chunk before acting (${msg}); nothing of it was created`;
     case 'rejected':

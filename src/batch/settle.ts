@@ -9,6 +9,7 @@
 // began; proven absent when no sequence created or changed since then could be it and the listing
 // is complete. Anything else stays unknown: never guessed, never sent again automatically.
 import type { HttpClient } from '../api/http.js';
+import { readInt } from '../api/read.js';
 import type { SequenceRecord } from '../api/sequences.js';
 import type { UnknownRow } from './journal.js';
 
@@ -20,12 +21,6 @@ export interface Candidate {
   updatedAt?: number;
 }
 
-function int(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v);
-  return undefined;
-}
-
 function time(v: unknown): number | undefined {
   const t = typeof v === 'string' ? Date.parse(v) : NaN;
   return Number.isNaN(t) ? undefined : t;
@@ -33,7 +28,7 @@ function time(v: unknown): number | undefined {
 
 /** What a sequence record (listed, read, or a metrics entry) says about which row it could be. */
 export function readCandidate(rec: Record<string, unknown>): Candidate | undefined {
-  const id = int(rec.id);
+  const id = readInt(rec.id);
   if (id === undefined) return undefined;
   const phones = new Set<string>();
   for (const k of ['phone_number', 'phoneNumber']) if (typeof rec[k] === 'string' && rec[k]) phones.add(rec[k] as string);
@@ -45,7 +40,7 @@ export function readCandidate(rec: Record<string, unknown>): Candidate | undefin
   }
   return {
     id,
-    definitionId: int(rec.sequence_definition_id ?? rec.sequenceDefinitionId),
+    definitionId: readInt(rec.sequence_definition_id ?? rec.sequenceDefinitionId),
     phones: [...phones],
     createdAt: time(rec.created_at ?? rec.createdAt),
     updatedAt: time(rec.last_updated ?? rec.updated_at),

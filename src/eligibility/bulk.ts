@@ -14,6 +14,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
 import { fateOf } from '../api/errors.js';
+import { readInt } from '../api/read.js';
 import { ApiError, AuthError, IncompleteError } from '../errors.js';
 import type { Clock } from './backoff.js';
 import { Pacer } from './pacer.js';
@@ -192,7 +193,7 @@ export async function resolveUnknown(rows: BulkRow[], deps: SubmitDeps): Promise
     if (prior === undefined || deps.state.accepted.has(row.key)) continue;
     const since = Date.parse(prior.at) - CLOCK_SKEW_MS;
     const found = (await deps.lookup(row.key))
-      .map((c) => ({ c, id: idOf(c.id) }))
+      .map((c) => ({ c, id: readInt(c.id) }))
       .filter(({ c, id }) => id !== undefined && c.customer_patient_id === row.key)
       .filter(({ c }) => typeof c.created_at === 'string' && !Number.isNaN(since) && Date.parse(c.created_at) >= since)
       .sort((a, b) => a.id! - b.id!);
@@ -203,12 +204,6 @@ export async function resolveUnknown(rows: BulkRow[], deps: SubmitDeps): Promise
     deps.state.unknown.delete(row.key);
     await deps.journal.append({ event: 'accepted', key: row.key, id, status: check.status, created_at: check.created_at, found_by: 'lookup' });
   }
-}
-
-function idOf(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
-  return undefined;
 }
 
 function isAuthFailure(err: unknown): boolean {
