@@ -1,0 +1,80 @@
+// Making outside text (the service, a patient file, a webhook) safe for where it goes.
+// One place for both rules of CLI.md "Output and files: safety rules":
+//  - terminalSafe: nothing from outside may move the cursor, set the title or clear a terminal;
+//  - spreadsheetCell: nothing we write to CSV/TSV/XLSX may run as a formula (OWASP CSV injection).
+// `-o json`/`ndjson` never pass through here: JSON escapes control characters itself.
+
+const NAMED: Record<string, string> = { '\x1b': '\\e', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\r': '\\r', '\t': '\\t', '\n': '\\n', '\0': '\\0' };
+
+// C0 controls, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), and the Unicode
+// bidirectional overrides and isolates, which can make a line read differently than it is
+// ("Trojan Source"). Line separators U+2028/U+2029 break lines on some terminals.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_KEEP_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function visible(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const code = ch.codePointAt(0)!;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
+
+export interface TerminalSafeOptions {
+  /** Keep `\n` and `\t` (a transcript, a multi-line message); `\r\n` becomes `\n`. Default: false. */
+  multiline?: boolean;
+}
+
+/**
+ * Outside text as it may be shown on a terminal (or piped into one): every control character,
+ * escape sequence introducer and bidi override is shown visibly (`\e`, `\x9b`, `\u{202e}`), so the
+ * text can be read but never acts. Values that are not strings are stringified first.
+ */
+export function terminalSafe(value: unknown, options: TerminalSafeOptions = {}): string {
+  if (value === undefined || value === null) return '';
+  let text = typeof value === 'string' ? value : typeof value === 'object' ? safeStringify(value) : String(value);
+  if (options.multiline) {
+    text = text.replace(/\r\n/g, '\n');
+    return text.replace(UNSAFE_KEEP_LINES, visible);
+  }
+  return text.replace(UNSAFE, visible);
+}
+
+/** True when the text holds nothing terminalSafe would change. */
+export function isTerminalSafe(text: string, options: TerminalSafeOptions = {}): boolean {
+  return terminalSafe(text, options) === text;
+}
+
+/** JSON.stringify that cannot throw (cycles, BigInt, nesting deep enough to overflow the stack). */
+export function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return '[value not shown: too deeply nested or not serialisable]';
+  }
+}
+
+// A plain number as a spreadsheet reads one: 12, -3.5, +14155550121 (an E.164 phone), 1e5, -.5.
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+// Characters that start a formula in Excel, LibreOffice or Google Sheets, including the full-width
+// forms some versions accept. `+`/`-` are dangerous only when what follows is not a plain number.
+const FORMULA_START = /^[=@\t\r\n\uff1d\uff20]/;
+const SIGN_START = /^[+\-\uff0b\uff0d]/;
+
+/**
+ * A cell as it may be written to a CSV/TSV/XLSX meant for people: a value a spreadsheet would run
+ * as a formula gets a leading `'` (OWASP), which spreadsheets show as text. Plain numbers, negative
+ * amounts and E.164 phone numbers are left as they are.
+ */
+export function spreadsheetCell(value: string): string {
+  if (value === '') return value;
+  if (FORMULA_START.test(value)) return `'${value}`;
+  if (SIGN_START.test(value) && !PLAIN_NUMBER.test(value)) return `'${value}`;
+  return value;
+}
+
+/** True when spreadsheetCell would neutralise the value. */
+export function looksLikeFormula(value: string): boolean {
+  return spreadsheetCell(value) !== value;
+}
