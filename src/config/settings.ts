@@ -19,6 +19,11 @@ export interface Settings {
   baseUrlSource: Source;
   apiKey?: string;
   apiKeySource?: 'env' | 'profile';
+  /**
+   * Set when the profile holds a key but the base URL (from the flag or environment) is another
+   * origin: the key is not used, and requireKey says why (exit 4).
+   */
+  keyWithheld?: { profile: string; keyOrigin: string; urlOrigin: string };
 }
 
 export function checkBaseUrl(raw: string, from: string): string {
@@ -83,18 +88,37 @@ export async function resolveSettings(
   }
   const stored = profile?.baseUrl ? checkBaseUrl(profile.baseUrl, `profile "${profileName}"`) : undefined;
   const base = urlFromFlagOrEnv ?? (stored ? { url: stored, source: 'profile' as const } : { url: DEFAULT_BASE_URL, source: 'default' as const });
-  const apiKey = envKey ?? profile?.apiKey;
+  // A stored key belongs to the origin its profile logged in to (CLI.md, Global options): another
+  // --base-url/OUTREACH_BASE_URL never receives it. OUTREACH_API_KEY is the way to use a key anywhere.
+  const keyOrigin = new URL(stored ?? DEFAULT_BASE_URL).origin;
+  const urlOrigin = new URL(base.url).origin;
+  const withheld = !envKey && profile?.apiKey !== undefined && urlOrigin !== keyOrigin;
+  const apiKey = envKey ?? (withheld ? undefined : profile?.apiKey);
   return {
     profileName,
     profileSource: named.source === 'default' && store.activeName ? 'profile' : named.source,
     baseUrl: base.url,
     baseUrlSource: base.source,
     apiKey,
-    apiKeySource: envKey ? 'env' : profile?.apiKey ? 'profile' : undefined,
+    apiKeySource: envKey ? 'env' : apiKey ? 'profile' : undefined,
+    ...(withheld ? { keyWithheld: { profile: profileName, keyOrigin, urlOrigin } } : {}),
   };
 }
 
+/** The refusal to send a profile's key to another origin, as an error (exit 4). */
+export function keyWithheldError(w: NonNullable<Settings['keyWithheld']>): AuthError {
+  return new AuthError(
+    `The key stored in profile "${w.profile}" belongs to ${w.keyOrigin}; it is not sent to ${w.urlOrigin}.`,
+    {
+      hint:
+        `To use another service, log in to it (\`outreach login --profile NAME --base-url ${w.urlOrigin}/v1\`) ` +
+        'or give its key in OUTREACH_API_KEY.',
+    },
+  );
+}
+
 export function requireKey(settings: Settings): string {
+  if (!settings.apiKey && settings.keyWithheld) throw keyWithheldError(settings.keyWithheld);
   if (!settings.apiKey) {
     throw new AuthError('No API key found.', {
       hint: 'Run `outreach login` (or `echo "$KEY" | outreach login --with-key`), or set OUTREACH_API_KEY.',

@@ -44,6 +44,9 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     if (settings.apiKey) {
       await client.get('/eligibility', { query: { limit: 1 } });
       status.key_accepted = true;
+    } else if (settings.keyWithheld) {
+      const { keyWithheldError } = await import('../../config/settings.js');
+      failure = keyWithheldError(settings.keyWithheld);
     } else {
       failure = new AuthError('No API key found.', {
         hint: 'Run `outreach login`, or set OUTREACH_API_KEY.',
