@@ -4,14 +4,17 @@
 // journal tells which rows were created, which were never sent and which are unknown; `--resume`
 // reads it and settles the unknown ones before sending anything.
 //
-// Kept minimal on purpose: CSV line numbers, sequence ids and, per row, a salted hash of the E.164
-// phone number (salt random per journal, stored in its first record). No names, no dates of birth,
-// no phone numbers in clear: the hash is enough to recognise the row among the organisation's
-// sequences (hash the sequence's phone with the same salt) and to notice a file changed since.
-import { createHash, randomBytes } from 'node:crypto';
+// Kept minimal on purpose: CSV line numbers, sequence ids and, per row, a keyed hash of the E.164
+// phone number (src/journal/phoneHash.ts: the key stays in the user's config dir, so the journal
+// alone does not reveal the numbers). No names, no dates of birth, no phone numbers in clear: the
+// hash is enough to recognise the row among the organisation's sequences and to notice a file
+// changed since.
+import { createHash } from 'node:crypto';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 
-export const JOURNAL_VERSION = 1;
+/** 2: phone hashes keyed (key_id); 1: salted only, still read so an older run can be resumed. */
+export const JOURNAL_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
 
 export interface BeginRecord {
   type: 'begin';
@@ -23,6 +26,8 @@ export interface BeginRecord {
   definition_name: string;
   csv: string;
   salt: string;
+  /** Id of the journal key the phone hashes are keyed with (absent in version 1). */
+  key_id?: string;
   next_activity?: string;
   /** The run's per-request timeout: a resume waits this long (+5 s) after an unknown chunk was sent. */
   request_timeout_s?: number;
@@ -34,7 +39,7 @@ export interface IntentRecord {
   chunk: number;
   at: string;
   lines: number[];
-  /** phoneHash() of each row, in the order of `lines`. */
+  /** The phone hash of each row (src/journal/phoneHash.ts), in the order of `lines`. */
   phones: string[];
 }
 export interface CreatedRow {
@@ -88,17 +93,8 @@ export interface JournalState {
   complete: boolean;
 }
 
-/** Salted, truncated SHA-256 of an E.164 number: recognisable with the salt, not readable. */
-export function phoneHash(salt: string, e164: string): string {
-  return createHash('sha256').update(`${salt}:${e164}`).digest('hex').slice(0, 20);
-}
-
 export function headersHash(headers: readonly string[]): string {
   return createHash('sha256').update(JSON.stringify(headers)).digest('hex').slice(0, 16);
-}
-
-export function newSalt(): string {
-  return randomBytes(16).toString('hex');
 }
 
 /** Replays records into the state (pure). A line's latest chunk decides its state. */
@@ -197,7 +193,7 @@ export async function readJournal(path: string): Promise<JournalRecord[] | undef
   }
   if (records.length && records[0]!.type !== 'begin') throw new JournalError(`${path}: does not start with a begin record; not a batch journal`);
   const begin = records[0] as BeginRecord | undefined;
-  if (begin && begin.v !== JOURNAL_VERSION) throw new JournalError(`${path}: journal version ${begin.v} is not supported by this version of outreach`);
+  if (begin && !READABLE_VERSIONS.includes(begin.v)) throw new JournalError(`${path}: journal version ${begin.v} is not supported by this version of outreach`);
   return records;
 }
 

@@ -25,8 +25,6 @@ import type { ColumnMapping } from '../csv/headers.js';
 import { readChunkAnswer, type NumberingState } from './answer.js';
 import {
   headersHash,
-  newSalt,
-  phoneHash,
   readJournal,
   replay,
   JournalError,
@@ -37,6 +35,7 @@ import {
 } from './journal.js';
 import { makeRowChecker, type CheckedRow, type Problem } from './rows.js';
 import { Progress } from './progress.js';
+import type { PhoneHashing } from '../journal/phoneHash.js';
 
 export const CHUNK_SIZE = 100;
 /** validate_only requests in flight at once (they create nothing, so they may overlap). */
@@ -215,17 +214,19 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
   const { isSupportedCountry } = await import('../csv/phone.js');
   if (!isSupportedCountry(o.country)) throw new UsageError(`--country "${o.country}" is not a known country code (use two letters, e.g. US, CA, GB).`);
   const check = makeRowChecker(mapping, definition.inputs_definition, o.country);
-  const salt = state?.begin?.salt ?? newSalt();
+  const { phoneHashing } = await import('../journal/phoneHash.js');
+  const { configDir } = await import('../config/profiles.js');
+  const phones = phoneHashing(state?.begin, configDir(ctx.env), journalPath);
   const progress = new Progress(ctx.io, ctx.io.isStderrTTY && !ctx.globals.quiet);
   const nextActivity = o.nextActivity ?? state?.begin?.next_activity;
 
   // ---- resume: settle unknown rows first ----
   if (state && state.unknown.size) {
-    await settleUnknown(ctx, o, state, definition.id, journalPath, await getClient(), check, salt);
+    await settleUnknown(ctx, o, state, definition.id, journalPath, await getClient(), check, phones);
   }
 
   // ---- pass 1: checks ----
-  const checks = await checkPass(ctx, o, mode, definition.id, check, salt, state, progress, mode === 'dry-run' ? undefined : await getClient());
+  const checks = await checkPass(ctx, o, mode, definition.id, check, phones, state, progress, mode === 'dry-run' ? undefined : await getClient());
 
   if (mode !== 'create') {
     if (o.out) await writeResults(o, mode, checks, state);
@@ -278,7 +279,7 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
         definition_id: definition.id,
         definition_name: definition.name,
         csv: basename(o.file),
-        salt,
+        ...phones.params(),
         next_activity: nextActivity,
         request_timeout_s: ctx.globals.requestTimeoutSec,
         headers: hdrHash,
@@ -289,7 +290,7 @@ async function runLocked(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
       await journal.append({ type: 'resume', at: ctx.now().toISOString() });
     }
     const sent = { rows: 0 };
-    const stop = await createPass(ctx, o, definition.id, check, salt, checks, st, journal, progress, await getClient(), nextActivity, sent);
+    const stop = await createPass(ctx, o, definition.id, check, phones, checks, st, journal, progress, await getClient(), nextActivity, sent);
     progress.clear();
     const unknown = checks.unknown;
     if (!stop) await journal.append({ type: 'end', at: ctx.now().toISOString(), outcome: unknown.size ? 'unknown-rows' : 'complete' });
@@ -431,7 +432,7 @@ async function checkPass(
   mode: Mode,
   definitionId: number,
   check: (line: number, values: readonly string[]) => CheckedRow,
-  salt: string,
+  phones: PhoneHashing,
   state: JournalState | undefined,
   progress: Progress,
   client: HttpClient | undefined,
@@ -475,7 +476,7 @@ async function checkPass(
     if (state?.created.has(line)) continue; // created by an earlier run
     const c = check(line, values);
     const known = state?.phones.get(line);
-    if (known !== undefined && (!c.phone || phoneHash(salt, c.phone) !== known)) throw changedFile(o, line);
+    if (known !== undefined && (!c.phone || phones.hash(c.phone) !== known)) throw changedFile(o, line);
     if (unknown.has(line)) continue; // may have been created: not sent again (unless --resend-unknown)
     if (c.problems.length) {
       for (const p of c.problems) addProblem(checks, p);
@@ -508,7 +509,7 @@ async function createPass(
   o: BatchOptions,
   definitionId: number,
   check: (line: number, values: readonly string[]) => CheckedRow,
-  salt: string,
+  phones: PhoneHashing,
   checks: Checks,
   st: JournalState,
   journal: JournalWriter,
@@ -581,7 +582,7 @@ async function createPass(
     if (!c.row || !c.phone) throw changedFile(o, line);
     chunk.lines.push(line);
     chunk.rows.push(c.row);
-    chunk.phones.push(phoneHash(salt, c.phone));
+    chunk.phones.push(phones.hash(c.phone));
     if (chunk.lines.length === CHUNK_SIZE) {
       const stop = await sendChunk();
       if (stop) return stop;
@@ -617,10 +618,10 @@ async function settleUnknown(
   journalPath: string,
   client: HttpClient,
   check: (line: number, values: readonly string[]) => CheckedRow,
-  salt: string,
+  phones: PhoneHashing,
 ): Promise<void> {
   const begin = state.begin!;
-  const hash = (e164: string) => phoneHash(salt, e164);
+  const hash = (e164: string) => phones.hash(e164);
   // The window: since the run began on the service's clock (a minute of slack for its 1 s
   // resolution), or on ours with a quarter of an hour of slack for clock skew.
   const sinceMs = begin.server_at ? Date.parse(begin.server_at) - 60_000 : Date.parse(begin.at) - 15 * 60_000;

@@ -47,9 +47,10 @@ export function register(parent: Command): void {
         'never sent, and lists the rows it cannot prove; --resume --resend-unknown\n' +
         'sends those deliberately.\n' +
         '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after\n' +
-        'it is sent: CSV line numbers, sequence ids and salted hashes of the phone\n' +
-        'numbers (no names, no numbers in clear). It is locked while a run uses it; a\n' +
-        'second run on the same journal exits 2.\n' +
+        'it is sent: CSV line numbers, sequence ids and hashes of the phone numbers\n' +
+        'keyed with a key in your config directory (no names, no numbers in clear, and\n' +
+        'the journal alone does not reveal them; resume as the same user). It is\n' +
+        'locked while a run uses it; a second run on the same journal exits 2.\n' +
         '\nExit codes: 0 every row sent confirmed created, 2 usage/cancelled/locked, 3\n' +
         'invalid or rejected rows, 7 stopped part-way or rows unknown (the message\n' +
         'gives the command to continue), 130 interrupted (journal intact).\n',
