@@ -1,7 +1,9 @@
 // What a webhook delivery is, by its shape, and a one-line summary of it without patient data
-// (no names, dates of birth, member ids or phone numbers: ids, statuses, outcomes and durations only).
+// (ids of checks, calls and sequences, statuses, outcomes and durations only: no patient ids, payers,
+// names, dates of birth, member ids or phone numbers). Every value in a summary is terminal-safe.
 // Pure.
 import { timingSafeEqual } from 'node:crypto';
+import { terminalSafe } from '../output/safe.js';
 
 export type DeliveryKind = 'eligibility' | 'end-of-call' | 'end-of-sequence' | 'unrecognised';
 
@@ -44,7 +46,39 @@ export function classify(body: unknown): DeliveryKind {
   return 'unrecognised';
 }
 
-const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+/** Longest value shown in a summary: an id or a status never needs more. */
+export const MAX_SHOWN = 40;
+
+/** Text from a delivery as it may be shown on a line: escapes made visible, clipped to MAX_SHOWN. */
+export function shown(v: unknown): string {
+  const s = terminalSafe(v);
+  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN - 1)}…` : s;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' ? shown(v) : undefined);
+
+/**
+ * True when JSON text nests arrays/objects deeper than `max` (a scan that cannot overflow the
+ * stack, unlike JSON.stringify on what JSON.parse gave). For text that parsed as JSON.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 /** 92000 → "1m32s". */
 export function shortDuration(ms: unknown): string | undefined {
@@ -67,9 +101,8 @@ export function summarise(kind: DeliveryKind, body: unknown): string {
       add('call', call.id);
       add('', call.call_status);
       add('', call.outcome);
-      if (call.failure_reason) add('failure:', call.failure_reason);
+      if (call.failure_reason && call.failure_reason !== call.outcome) add('failure:', call.failure_reason);
       add('', shortDuration(call.duration_ms));
-      add('assistant', call.assistant_id);
       add('sequence', b.sequence_id);
       add('step', b.step);
       return `end-of-call      ${parts.join('  ')}`;
@@ -96,8 +129,6 @@ export function summarise(kind: DeliveryKind, body: unknown): string {
       add('', c.status);
       add('', c.outcome);
       if (isObj(c.coverage) && typeof c.coverage.is_active_today === 'boolean') parts.push(c.coverage.is_active_today ? 'active' : 'inactive');
-      if (isObj(c.coverage)) add('payer', c.coverage.payer_name);
-      add('patient id', c.customer_patient_id);
       return `eligibility      ${parts.join('  ')}`;
     }
     default:

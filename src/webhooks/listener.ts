@@ -1,17 +1,63 @@
 // A local HTTP receiver for the service's webhooks: checks the bearer secret, answers at once, then
 // optionally forwards the delivery unchanged and reports each one through callbacks. Prints nothing
 // itself (the command decides how to show deliveries).
+// It is reachable by whoever can reach its port, so it survives anything sent to it: the secret is
+// checked from the headers before a byte of body is read; bodies are capped in size and nesting;
+// slow senders are cut by header, request and idle timeouts; and connections are capped, the oldest
+// idle or unfinished one giving way to a new one, so deliveries keep coming through a slowloris.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { checkAuthorization, classify, summarise, type DeliveryKind } from './classify.js';
-import { untilAborted, withDeadline } from '../util/deadline.js';
+import type { AddressInfo, Socket } from 'node:net';
+import { checkAuthorization, classify, nestedDeeperThan, summarise, type DeliveryKind } from './classify.js';
+import { withDeadline } from '../util/deadline.js';
 
-export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+export { shown } from './classify.js';
+
+export interface ListenerLimits {
+  /** Larger bodies are answered 413 (from Content-Length when announced, else once passed). */
+  maxBodyBytes: number;
+  /** JSON nested deeper is answered 400: real deliveries are under 10 levels deep. */
+  maxDepth: number;
+  /** Time to send the request headers; Node's own default is 60 s. */
+  headersTimeoutMs: number;
+  /** Time to send the whole request; Node's own default is 300 s. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** A connection silent this long is closed. */
+  idleTimeoutMs: number;
+  /** Connections open at once; a new one beyond this closes the oldest idle or unfinished one. */
+  maxConnections: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ListenerLimits> = Object.freeze({
+  maxBodyBytes: 1024 * 1024,
+  maxDepth: 100,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 128,
+});
+
+/**
+ * Limits from a `name=value,name=value` list (OUTREACH_WEBHOOK_LIMITS, a knob for tests): unknown
+ * names and values that are not positive whole numbers are ignored.
+ */
+export function parseLimits(spec: string | undefined): Partial<ListenerLimits> {
+  const out: Partial<ListenerLimits> = {};
+  for (const item of (spec ?? '').split(',')) {
+    const [name, value] = item.split('=').map((x) => x.trim());
+    if (!name || !value || !/^\d+$/.test(value) || Number(value) <= 0) continue;
+    if (Object.hasOwn(DEFAULT_LIMITS, name)) out[name as keyof ListenerLimits] = Number(value);
+  }
+  return out;
+}
 
 export interface ForwardResult {
   url: string;
   status?: number;
   error?: string;
+  /** Said when the answer is a redirect: it is reported as it is, never followed. */
+  note?: string;
   ms: number;
 }
 
@@ -36,7 +82,9 @@ export interface Rejection {
   received_at: string;
   path: string;
   remote: string;
-  reason: 'missing' | 'mismatch' | 'too-large';
+  reason: 'missing' | 'mismatch' | 'too-large' | 'too-deep';
+  /** The status it was answered with: 401, 413 or 400. */
+  status: number;
 }
 
 export interface ListenerOptions {
@@ -47,6 +95,9 @@ export interface ListenerOptions {
   forwardTimeoutMs?: number;
   onDelivery(d: Delivery): void;
   onRejected(r: Rejection): void;
+  /** A callback threw or the server reported an error: the listener carries on regardless. */
+  onError?(e: unknown): void;
+  limits?: Partial<ListenerLimits>;
   now?: () => Date;
 }
 
@@ -65,9 +116,25 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 
 export async function startListener(opts: ListenerOptions): Promise<RunningListener> {
   const now = opts.now ?? (() => new Date());
+  const limits: ListenerLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+  // Node refuses a header timeout longer than the request timeout.
+  limits.headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const closing = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const state = { deliveries: 0, rejected: 0 };
+
+  /** Runs a callback of the caller's; whatever it throws is reported, never kills the receiver. */
+  const report = (fn: () => void) => {
+    try {
+      fn();
+    } catch (e) {
+      try {
+        opts.onError?.(e);
+      } catch {
+        // nothing more can be done
+      }
+    }
+  };
 
   const forward = async (raw: Buffer, req: IncomingMessage): Promise<ForwardResult> => {
     const url = opts.forwardTo!;
@@ -82,9 +149,13 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     // Not AbortSignal.any + AbortSignal.timeout: on Node 20 that timer can be lost (see util/deadline.ts).
     const deadline = withDeadline(opts.forwardTimeoutMs ?? 10_000, closing.signal);
     try {
-      const res = await fetch(url, { method: 'POST', headers, body: raw, signal: deadline.signal });
-      await untilAborted(res.arrayBuffer(), deadline.signal).catch(() => undefined);
-      return { url, status: res.status, ms: Math.round(performance.now() - started) };
+      // Never follow a redirect: the delivery (and its Authorization header) goes to the URL given
+      // and nowhere else, and the answer reported is that URL's own.
+      const res = await fetch(url, { method: 'POST', headers, body: raw, signal: deadline.signal, redirect: 'manual' });
+      // The answer's body is not wanted: dropped rather than read (it could be any size).
+      await res.body?.cancel().catch(() => undefined);
+      const redirected = res.status >= 300 && res.status < 400;
+      return { url, status: res.status, ...(redirected ? { note: 'redirect not followed' } : {}), ms: Math.round(performance.now() - started) };
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
       const error = deadline.timedOut ? 'timed out' : closing.signal.aborted ? 'stopped' : (err.cause?.code ?? err.message);
@@ -94,34 +165,49 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     }
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {
+  const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?', 1)[0]!;
+
+  /** Answers and closes the connection without reading (more of) the body. */
+  const refuse = (req: IncomingMessage, res: ServerResponse, status: number, error: string, extra: Record<string, string> = {}) => {
+    res.shouldKeepAlive = false;
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...extra }).end(JSON.stringify({ error }));
+    req.pause();
+  };
+
+  const rejectDelivery = (req: IncomingMessage, res: ServerResponse, reason: Rejection['reason']) => {
+    const status = reason === 'too-large' ? 413 : reason === 'too-deep' ? 400 : 401;
+    state.rejected++;
+    if (reason === 'too-large') refuse(req, res, 413, 'Payload Too Large');
+    else if (reason === 'too-deep') refuse(req, res, 400, 'Body nested too deeply');
+    else refuse(req, res, 401, 'Unauthorized', { 'www-authenticate': 'Bearer' });
+    const rejection: Rejection = { received_at: now().toISOString(), path: pathOf(req), remote: req.socket.remoteAddress ?? '?', reason, status };
+    report(() => opts.onRejected(rejection));
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse, raw: Buffer, authenticated: boolean | null) => {
     const receivedAt = now().toISOString();
-    const path = (req.url ?? '/').split('?', 1)[0]!;
-    const auth = checkAuthorization(header(req, 'authorization'), opts.secret);
-    if (auth === 'missing' || auth === 'mismatch') {
-      state.rejected++;
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"error":"Unauthorized"}');
-      opts.onRejected({ received_at: receivedAt, path, remote: req.socket.remoteAddress ?? '?', reason: auth });
-      return;
-    }
-    // Answer first: the service should never wait for the forward or for the terminal.
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    state.deliveries++;
     const text = raw.toString('utf8');
     let body: unknown = text;
     try {
       body = text.trim() === '' ? null : JSON.parse(text);
-    } catch {
+    } catch (e) {
+      // Not JSON: kept as text. Anything else (a RangeError from a parser that recurses) is depth.
+      if (!(e instanceof SyntaxError)) return rejectDelivery(req, res, 'too-deep');
       body = text;
     }
+    // Too deep to print or re-serialise safely (JSON.stringify recurses); real deliveries never are.
+    if (typeof body === 'object' && body !== null && nestedDeeperThan(text, limits.maxDepth)) return rejectDelivery(req, res, 'too-deep');
+    // Answer first: the service should never wait for the forward or for the terminal.
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    state.deliveries++;
     const kind = typeof body === 'string' || body === null ? 'unrecognised' : classify(body);
     const attempt = Number(header(req, 'x-outreach-attempt'));
     const delivery: Delivery = {
       received_at: receivedAt,
       method: req.method ?? 'POST',
-      path,
+      path: pathOf(req),
       kind,
-      authenticated: auth === 'ok' ? true : null,
+      authenticated,
       event: header(req, 'x-outreach-event') ?? null,
       delivery_id: header(req, 'x-outreach-delivery') ?? null,
       attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
@@ -130,53 +216,106 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
       summary: summarise(kind, body),
     };
     if (!opts.forwardTo) {
-      opts.onDelivery(delivery);
+      report(() => opts.onDelivery(delivery));
       return;
     }
     const p = forward(raw, req).then((f) => {
       delivery.forward = f;
-      opts.onDelivery(delivery);
+      report(() => opts.onDelivery(delivery));
     });
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
 
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'HEAD' ? undefined : '{"listening":true}');
-      return;
-    }
-    if (req.method !== 'POST' && req.method !== 'PUT') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      req.resume();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        if (!tooLarge) {
-          tooLarge = true;
-          state.rejected++;
-          res.writeHead(413, { connection: 'close' }).end();
-          opts.onRejected({ received_at: now().toISOString(), path: (req.url ?? '/').split('?', 1)[0]!, remote: req.socket.remoteAddress ?? '?', reason: 'too-large' });
-        }
+  // Open connections, oldest first; `busy` while a request's headers have arrived and it is not
+  // yet answered. At the cap a new connection closes the oldest one that is not busy (a slow sender
+  // still in its headers, or an idle keep-alive), or failing that the oldest busy one.
+  const conns = new Map<Socket, { busy: boolean }>();
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often those two are checked (Node's default, 30 s, would let a slow sender run on that long).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 2))),
+    },
+    (req, res) => {
+      req.on('error', () => undefined);
+      const conn = conns.get(req.socket);
+      if (conn) {
+        conn.busy = true;
+        res.once('close', () => (conn.busy = false));
+      }
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'HEAD' ? undefined : '{"listening":true}');
         return;
       }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!tooLarge) handle(req, res, Buffer.concat(chunks));
-    });
-    req.on('error', () => undefined);
+      if (req.method !== 'POST' && req.method !== 'PUT') {
+        res.shouldKeepAlive = false;
+        res.writeHead(405, { allow: 'POST', connection: 'close' }).end();
+        req.pause();
+        return;
+      }
+      // The secret first, from the headers alone: a sender without it never gets its body read.
+      const auth = checkAuthorization(header(req, 'authorization'), opts.secret);
+      if (auth === 'missing' || auth === 'mismatch') return rejectDelivery(req, res, auth);
+      const announced = Number(header(req, 'content-length'));
+      if (Number.isFinite(announced) && announced > limits.maxBodyBytes) return rejectDelivery(req, res, 'too-large');
+
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let refused = false;
+      req.on('data', (c: Buffer) => {
+        if (refused) return;
+        size += c.length;
+        if (size > limits.maxBodyBytes) {
+          refused = true;
+          chunks.length = 0;
+          rejectDelivery(req, res, 'too-large');
+          return;
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        if (refused) return;
+        try {
+          handle(req, res, Buffer.concat(chunks), auth === 'ok' ? true : null);
+        } catch (e) {
+          // A delivery we failed to handle must not take the receiver down with it.
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"Internal error"}');
+          report(() => opts.onError?.(e));
+        }
+      });
+    },
+  );
+  // A connection silent this long is closed (Node destroys the socket when nobody handles 'timeout').
+  server.setTimeout(limits.idleTimeoutMs);
+  server.on('connection', (socket: Socket) => {
+    if (conns.size >= limits.maxConnections) {
+      let victim: Socket | undefined;
+      for (const [s, c] of conns) {
+        if (!c.busy) {
+          victim = s;
+          break;
+        }
+      }
+      victim ??= conns.keys().next().value;
+      if (victim) {
+        conns.delete(victim);
+        victim.destroy();
+      }
+    }
+    conns.set(socket, { busy: false });
+    socket.once('close', () => conns.delete(socket));
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
       server.off('error', reject);
+      // From now on a server error (out of file descriptors, say) is reported, never fatal.
+      server.on('error', (e) => report(() => opts.onError?.(e)));
       resolve();
     });
   });

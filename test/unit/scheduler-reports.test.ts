@@ -63,12 +63,13 @@ describe('webhook deliveries', () => {
   });
 
   it('summaries hold ids, statuses, outcomes and durations, never names, numbers or member ids', () => {
-    expect(summarise('eligibility', check)).toBe('eligibility      check 5  completed  success  active  payer UMR  patient id P-1');
-    expect(summarise('end-of-call', call)).toBe('end-of-call      call 9  ended  voicemail  failure: assistant-ended  25s  assistant 2  sequence 3  step 1');
+    // No customer_patient_id or payer either (issue 11): ids of checks, calls and sequences only.
+    expect(summarise('eligibility', check)).toBe('eligibility      check 5  completed  success  active');
+    expect(summarise('end-of-call', call)).toBe('end-of-call      call 9  ended  voicemail  failure: assistant-ended  25s  sequence 3  step 1');
     expect(summarise('end-of-sequence', seq)).toBe('end-of-sequence  sequence 3  failed  outreach call:voicemail, sms');
     expect(summarise('unrecognised', {})).toBe('unrecognised delivery');
     const all = [summarise('eligibility', check), summarise('end-of-call', call)].join(' ');
-    for (const pii of ['W123456783', '+14155550129', 'Rosa']) expect(all).not.toContain(pii);
+    for (const pii of ['W123456783', '+14155550129', 'Rosa', 'P-1', 'UMR']) expect(all).not.toContain(pii);
     expect(shortDuration(92_000)).toBe('1m32s');
     expect(shortDuration('x')).toBeUndefined();
   });

@@ -20,10 +20,11 @@ export function register(parent: Command): void {
     .option('--port <port>', 'port to listen on (0 = any free port)', '4011')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--secret-env <VAR>', 'environment variable holding the webhook secret; deliveries without Authorization: Bearer <it> get 401')
-    .option('--forward-to <url>', 'also POST each accepted delivery, unchanged, to this URL and show its answer')
+    .option('--forward-to <url>', 'also POST each accepted delivery, unchanged, to this URL and show its answer (redirects are not followed)')
     .addHelpText(
       'after',
-      '\nOn a terminal each delivery is one short line (ids, status, outcome, duration; no patient data).\n' +
+      '\nOn a terminal each delivery is one short line (ids of checks, calls and sequences, status, outcome,\n' +
+        'duration; no patient data).\n' +
         'Piped, or with -o ndjson, each delivery is one JSON line with the body in full.\n' +
         examples(
           'outreach webhooks listen',
@@ -63,6 +64,22 @@ function readSecret(name: string | undefined, env: NodeJS.ProcessEnv): string | 
   return v.trim();
 }
 
+function sizeText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+/**
+ * A delivery as one JSON line, the body as received. The listener refuses bodies nested too deep
+ * to serialise, but should one get through, the line is still written, its body replaced by a note.
+ */
+function jsonLine(d: object): string {
+  try {
+    return JSON.stringify(d);
+  } catch {
+    return JSON.stringify({ ...d, body: null, body_note: 'not shown: too deeply nested to serialise' });
+  }
+}
+
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const port = parsePort(opts.port);
   const forwardTo = parseForward(opts.forwardTo);
@@ -73,7 +90,9 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const human = format === 'table' && (ctx.io.isStdoutTTY || formatExplicit);
 
   ctx.handlesInterrupt = true; // Ctrl-C closes the server and exits 0
-  const { startListener } = await import('../../webhooks/listener.js');
+  const { startListener, parseLimits, DEFAULT_LIMITS, shown } = await import('../../webhooks/listener.js');
+  // A knob for tests (small timeouts and caps); undocumented, the defaults suit real use.
+  const limits = { ...DEFAULT_LIMITS, ...parseLimits(ctx.env.OUTREACH_WEBHOOK_LIMITS) };
   const chalk = await ctx.io.chalk();
   const chalkErr = await ctx.io.chalkErr();
   const KIND_COLOUR = { eligibility: chalk.cyan, 'end-of-call': chalk.green, 'end-of-sequence': chalk.magenta, unrecognised: chalk.yellow };
@@ -85,29 +104,44 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       host: opts.host,
       secret,
       forwardTo,
+      limits,
       onDelivery: (d) => {
         if (!human) {
-          ctx.io.out(`${JSON.stringify(d)}\n`);
+          ctx.io.out(`${jsonLine(d)}\n`);
           return;
         }
+        // The summary is already terminal-safe and free of patient data (webhooks/classify.ts);
+        // anything else from the delivery passes through `shown` (terminalSafe, clipped) here.
         const time = d.received_at.slice(11, 19);
         const colour = KIND_COLOUR[d.kind];
         const cut = d.summary.indexOf(' ');
         const kind = cut < 0 ? d.summary : d.summary.slice(0, cut);
         let line = `${chalk.dim(time)}  ${colour(kind)}${cut < 0 ? '' : d.summary.slice(cut)}`;
-        if (d.kind === 'unrecognised' && d.event) line += `  (event ${d.event})`;
+        if (d.kind === 'unrecognised' && d.event) line += `  (event ${shown(d.event)})`;
         if (d.attempt && d.attempt > 1) line += chalk.dim(`  attempt ${d.attempt}`);
         if (d.forward) {
-          line += d.forward.status !== undefined
-            ? `  → forwarded: ${d.forward.status >= 200 && d.forward.status < 300 ? chalk.green(String(d.forward.status)) : chalk.red(String(d.forward.status))}`
-            : `  → ${chalk.red(`forward failed: ${d.forward.error}`)}`;
+          const f = d.forward;
+          if (f.status === undefined) line += `  → ${chalk.red(`forward failed: ${shown(f.error)}`)}`;
+          else {
+            const ok = f.status >= 200 && f.status < 300;
+            line += `  → ${(ok ? chalk.green : chalk.red)(String(f.status))}${f.note ? ` (${shown(f.note)})` : ''}`;
+          }
         }
         ctx.io.out(`${line}\n`);
       },
       onRejected: (r) => {
-        const why = r.reason === 'missing' ? 'no Authorization header' : r.reason === 'mismatch' ? 'wrong secret' : 'body over 5 MiB';
-        const status = r.reason === 'too-large' ? 413 : 401;
-        void ctx.warn(`rejected a delivery to ${r.path} from ${r.remote}: ${why} (answered ${status})`);
+        const why =
+          r.reason === 'missing'
+            ? 'no Authorization header'
+            : r.reason === 'mismatch'
+              ? 'wrong secret'
+              : r.reason === 'too-deep'
+                ? `body nested too deeply (over ${limits.maxDepth} levels)`
+                : `body over ${sizeText(limits.maxBodyBytes)}`;
+        void ctx.warn(`rejected a delivery to ${shown(r.path)} from ${shown(r.remote)}: ${why} (answered ${r.status})`);
+      },
+      onError: (e) => {
+        void ctx.warn(`could not handle a delivery: ${shown((e as Error)?.message ?? e)}`);
       },
     });
   } catch (err) {
