@@ -48,7 +48,8 @@ export function json<T>(text: unknown): T {
 /**
  * A prepared statement with the rough edges of libsql 0.5 filed off: a boolean parameter aborts
  * the process (Rust panic), so booleans become 0/1 and undefined becomes null; get() rows carry an
- * enumerable `_metadata` field, which is removed; and pluck() is ignored by get(), so it is done here.
+ * enumerable `_metadata` field, which is removed; pluck() is ignored by get(), so it is done here;
+ * and a get() that failed once fails forever, so the statement is prepared afresh after an error.
  */
 export interface Stmt {
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
@@ -74,12 +75,24 @@ function cleanParams(params: unknown[]): unknown[] {
 }
 
 export function prep(db: Db, sql: string, pluck = false): Stmt {
-  const s = db.prepare(sql);
+  let s = db.prepare(sql);
   const ps = pluck ? db.prepare(sql).pluck() : s;
   return {
     run: (...p) => s.run(...cleanParams(p)),
     get(...p) {
-      const row = s.get(...cleanParams(p)) as Record<string, unknown> | undefined;
+      let row: Record<string, unknown> | undefined;
+      try {
+        row = s.get(...cleanParams(p)) as Record<string, unknown> | undefined;
+      } catch (err) {
+        // libsql 0.5's get() keeps a failed statement's state: every later get() fails the same
+        // way, so one bad request would break a route until restart. A fresh statement does not.
+        try {
+          s = db.prepare(sql);
+        } catch {
+          // the database is closed or gone: the original error says more
+        }
+        throw err;
+      }
       if (!row) return undefined;
       delete row._metadata;
       return pluck ? Object.values(row)[0] : row;

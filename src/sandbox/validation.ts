@@ -50,8 +50,78 @@ function makeAjv(coerce: boolean) {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
-export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; maximum?: number; minimum?: number; [k: string]: unknown };
+const hasType = (s: Schema, t: string) => s.type === t || (Array.isArray(s.type) && s.type.includes(t));
+
+/**
+ * A copy of the schema in which every integer without bounds is bounded by ±2^53-1: a larger number
+ * cannot be an id or a count, and past it JavaScript and SQLite no longer agree on its value.
+ */
+function withSafeIntegers<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withSafeIntegers) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = withSafeIntegers(v);
+  if (hasType(out, 'integer')) {
+    out.maximum ??= Number.MAX_SAFE_INTEGER;
+    out.minimum ??= -Number.MAX_SAFE_INTEGER;
+  }
+  return out as T;
+}
+
+// Query strings and path parameters arrive as text, and Ajv's coercion reads text as JavaScript
+// does: "1e3" is 1000, "0x10" 16, " 5" and "+5" 5, "Infinity" passes an integer check. Before Ajv
+// converts anything, an integer must be written in decimal digits (an optional minus for the range
+// message), and no parameter may be given twice (the parser turns limit=1&limit=2 into an array).
+const DECIMAL = /^-?\d+$/;
+
+interface TextError {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+function textChecks(schema: Schema): ((data: unknown) => TextError | undefined) | undefined {
+  const props = Object.entries(schema.properties ?? {});
+  if (props.length === 0) return undefined;
+  return (data) => {
+    if (data === null || typeof data !== 'object') return undefined;
+    const values = data as Record<string, unknown>;
+    for (const [name, prop] of props) {
+      if (!Object.prototype.hasOwnProperty.call(values, name)) continue;
+      const v = values[name];
+      const err = (keyword: string, message: string) => ({ keyword, instancePath: `/${name}`, schemaPath: `#/properties/${name}`, params: {}, message });
+      if (Array.isArray(v) && !hasType(prop, 'array')) return err('x-repeated', 'is given more than once');
+      if (typeof v === 'string' && hasType(prop, 'integer') && !DECIMAL.test(v)) {
+        return err('x-decimal', 'must be a whole number written in digits (like 100)');
+      }
+    }
+    return undefined;
+  };
+}
+
+type Validate = ((data: unknown, ctx?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown };
+
+export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): Validate {
+  const safe = withSafeIntegers(schema);
+  if (httpPart === 'body') return bodyAjv.compile(safe) as Validate;
+  const validate = textAjv.compile(safe) as Validate;
+  const check = textChecks(safe as Schema);
+  if (!check) return validate;
+  const strict: Validate = (data, ctx) => {
+    const e = check(data);
+    if (e) {
+      strict.errors = [e];
+      return false;
+    }
+    const ok = validate(data, ctx);
+    strict.errors = validate.errors;
+    return ok;
+  };
+  strict.schemaEnv = validate.schemaEnv;
+  return strict;
 }
 
 const FORMAT_TEXT: Record<string, string> = {
