@@ -15,6 +15,29 @@ import { toolRoutes } from './routes/tools.js';
 import { schemaErrorFormatter, validatorCompiler } from './validation.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** Objects and arrays inside one another, at most (the deepest real body is about 6). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether a JSON text nests objects/arrays deeper than `max`. Checked before parsing: a 20 KB body of
+ * 10,000 `[` parses, but every recursive walk after it (validation, JSON.stringify) overflows the stack.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 const PUBLIC_PATHS = new Set(['/v1/health', '/v1/openapi.json']);
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -35,11 +58,16 @@ export function buildServer(ctx: SandboxContext): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
 
   // Our own JSON parser: an empty body is "no body" (DELETE with a content-type header is fine),
-  // and a malformed one is a 400 that says so.
+  // and a malformed or too deeply nested one is a 400 that says so.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+      const err = new Error(`request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays`) as FastifyError;
+      err.statusCode = 400;
+      return done(err, undefined);
+    }
     try {
       done(null, JSON.parse(text));
     } catch (e) {
