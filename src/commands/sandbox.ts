@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .command('sandbox')
     .description('Run the local sandbox service (the whole API, persistent in SQLite) until Ctrl-C')
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (anything but loopback lets the network reach it: a warning says so)', '127.0.0.1')
     .option('--db <file>', 'SQLite database file (default: sandbox.db in the user data dir)')
     .option('--memory', 'keep everything in memory (lost on exit)')
     .option('--api-key <key>', "fix the first organisation's API key")
@@ -69,7 +69,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const dbPath = opts.memory ? ':memory:' : (opts.db ?? defaultDbPath(ctx.env));
   if (dbPath !== ':memory:') {
     try {
-      mkdirSync(dirname(dbPath), { recursive: true });
+      // Only new directories get 0700 (the database inside is 0600 in any case).
+      mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new UsageError(`Cannot create the directory for --db ${dbPath}: ${(err as Error).message}`);
     }
@@ -85,14 +86,17 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     if (!sequenceWebhookSecret) throw new UsageError(`--sequence-webhook-secret-env ${opts.sequenceWebhookSecretEnv}: that environment variable is not set or empty.`);
   }
 
+  const host = opts.host.trim();
+  if (host === '') throw new UsageError('Give --host an address, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).');
+
   ctx.handlesInterrupt = true; // shut down cleanly on Ctrl-C instead of exiting mid-write
-  const { startSandbox, SandboxUnavailableError } = await import('../sandbox/index.js');
+  const { startSandbox, SandboxUnavailableError, describeListenHost } = await import('../sandbox/index.js');
   const chalk = await ctx.io.chalkErr();
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
       port,
-      host: opts.host,
+      host,
       dbPath,
       apiKey: opts.apiKey,
       speed,
@@ -105,8 +109,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } catch (err) {
     if (err instanceof SandboxUnavailableError) throw new CliError(err.message, ExitCode.service, { code: 'sandbox_unavailable' });
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} on ${opts.host} is already in use.`, { hint: 'Pick another with --port (0 = any free port).' });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on --host ${opts.host}.`);
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${port} on ${host} is already in use.`, { hint: 'Pick another with --port (0 = any free port).' });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAFNOSUPPORT' || code === 'EAI_AGAIN') {
+      throw new UsageError(`Cannot listen on --host ${host}.`);
+    }
     if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB' || code === 'EACCES') {
       throw new UsageError(`Cannot use the database ${dbPath}: ${(err as Error).message}`);
     }
@@ -122,8 +128,24 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     }
   }
 
+  // Beyond loopback, anyone on the network can use the sandbox: organisation 2's key is always the
+  // public demo key, and organisation 1's is too unless --api-key was given. Said on stderr, even
+  // with --quiet or -o json, before the summary.
+  const listen = describeListenHost(host);
+  if (!listen.loopback) {
+    const where = listen.allInterfaces ? `listens on all network interfaces (${host})` : `listens on ${host}, a network address`;
+    const keys = opts.apiKey
+      ? "the API key you gave with --api-key, or organisation 2's seeded demo API key, which is public"
+      : 'the seeded demo API keys, which are public (printed below and in the docs)';
+    await ctx.warn(
+      `the sandbox ${where}: anyone on the network can reach it and read or change its data with ${keys}. ` +
+        'Use --host 127.0.0.1 to keep it on this machine.',
+    );
+  }
+
   const summary = {
     base_url: sandbox.baseUrl,
+    host,
     database: dbPath,
     organizations: sandbox.organizations,
   };
@@ -131,7 +153,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ctx.io.out(`${JSON.stringify(summary)}\n`);
   } else {
     const out = await ctx.io.chalk();
-    ctx.io.out(`Sandbox listening on ${out.bold(sandbox.baseUrl)}  (database: ${dbPath})\n`);
+    const on = listen.allInterfaces ? `all interfaces (${host}); from this machine: ` : '';
+    ctx.io.out(`Sandbox listening on ${on}${out.bold(sandbox.baseUrl)}  (database: ${dbPath})\n`);
     for (const org of sandbox.organizations) {
       ctx.io.out(`  org ${org.id} ${org.name}\n    api key   ${org.api_key}\n    tool ids  ${org.tool_ids.join(', ')}\n`);
     }
@@ -142,7 +165,12 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
 
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
+    const stop = () => {
+      ctx.signal.removeEventListener('abort', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve();
+    };
+    if (ctx.signal.aborted) return stop();
     ctx.signal.addEventListener('abort', stop, { once: true });
     process.once('SIGTERM', stop);
   });

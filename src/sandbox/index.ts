@@ -1,6 +1,7 @@
 // The local sandbox: a small real implementation of the whole service of API.md.
 //   const sbx = await startSandbox({ port: 0, dbPath: ':memory:' });
 //   fetch(`${sbx.baseUrl}/health`); ... await sbx.close();
+import { isIP } from 'node:net';
 import type { DbConstructor } from './db.js';
 import { openDb } from './db.js';
 import { EligibilityWorker } from './eligibilityWorker.js';
@@ -13,7 +14,7 @@ import { createStores } from './stores.js';
 export interface SandboxOptions {
   /** 0 = any free port; default 4010 */
   port?: number;
-  /** default 127.0.0.1 */
+  /** default 127.0.0.1; 0.0.0.0 or :: listen on every interface (the network can reach it) */
   host?: string;
   /** SQLite file path, or ':memory:' (the default) */
   dbPath?: string;
@@ -72,6 +73,39 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
+/** How a listen address is reached and who can reach it. */
+export interface ListenHost {
+  /** The host part of a URL that works from this machine: an all-interfaces address becomes loopback, IPv6 is bracketed. */
+  urlHost: string;
+  /** Only this machine can connect. */
+  loopback: boolean;
+  /** 0.0.0.0 or :: (every interface). */
+  allInterfaces: boolean;
+}
+
+/** What `host` means for the printed URL and for who can connect (anything not loopback is the network). */
+export function describeListenHost(host: string): ListenHost {
+  const h = host.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIP(h) === 4) {
+    if (h === '0.0.0.0') return { urlHost: '127.0.0.1', loopback: false, allInterfaces: true };
+    return { urlHost: h, loopback: h.startsWith('127.'), allInterfaces: false };
+  }
+  if (isIP(h) === 6) {
+    const [addr, zone] = h.split('%', 2) as [string, string | undefined];
+    // The URL parser writes an IPv6 address in its shortest form (0:0:0:0:0:0:0:1 → ::1, ::ffff:127.0.0.1 → ::ffff:7f00:1).
+    let short = addr;
+    try {
+      short = new URL(`http://[${addr}]/`).hostname.slice(1, -1);
+    } catch {
+      // keep it as given
+    }
+    if (short === '::') return { urlHost: '[::1]', loopback: false, allInterfaces: true };
+    const loopback = short === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(short);
+    return { urlHost: `[${short}${zone ? `%25${zone}` : ''}]`, loopback, allInterfaces: false };
+  }
+  return { urlHost: h, loopback: h.toLowerCase() === 'localhost', allInterfaces: false };
+}
+
 async function loadLibsql(): Promise<DbConstructor> {
   try {
     const mod = (await import('libsql')) as unknown as { default?: DbConstructor };
@@ -114,7 +148,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         })
       : undefined;
     const app = buildServer({ db, stores, worker, outbox, scheduler, log, logRequests: opts.log !== undefined });
-    const host = opts.host ?? '127.0.0.1';
+    const host = (opts.host ?? '127.0.0.1').trim().replace(/^\[(.*)\]$/, '$1'); // [::1] as in a URL is ::1
     await app.listen({ port: opts.port ?? 4010, host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (opts.port ?? 4010);
@@ -128,8 +162,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       api_key: o.id === 1 ? (opts.apiKey ?? SANDBOX_KEYS[1]) : SANDBOX_KEYS[2],
       tool_ids: stores.tools.ids(o.id),
     }));
-    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-    log(`sandbox listening on http://${urlHost}:${port}/v1`);
+    const { urlHost, allInterfaces } = describeListenHost(host);
+    log(`sandbox listening on ${allInterfaces ? `all interfaces (${host}), ` : ''}http://${urlHost}:${port}/v1`);
 
     let closing: Promise<void> | undefined;
     return {
