@@ -4,10 +4,16 @@
 // reader never sees a half-written lock). A lock whose process is gone is stale and is taken over;
 // the takeover is serialised by a second short-lived "<path>.break" file, so when two processes
 // find the same stale lock only one removes it and the other then finds the winner's live lock.
+//
+// Symlinks: every file here is created with O_EXCL (or link(), which also fails on any existing
+// name), which never follows a symlink; a symlink found at the lock path (dangling too) is refused
+// with exit 2 rather than read or removed. Lock files are 0600 whatever the umask.
 
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, lstat, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { PRIVATE_MODE, SymlinkRefusedError } from './files.js';
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -73,16 +79,39 @@ function heldLock(path: string, token: string, staleRecovered: boolean): Lock {
     async release() {
       if (released) return;
       released = true;
-      const text = await readFile(path, 'utf8').catch(() => undefined);
+      const text = await readNoFollow(path).catch(() => undefined);
       // Only our own lock: if it was taken over (we were wrongly judged dead), leave the new holder's.
       if (text !== undefined && parse(text)?.token === token) await unlink(path).catch(ignoreMissing);
     },
   };
 }
 
+// O_EXCL|O_NOFOLLOW: fails on any existing name, a symlink included; the mode is set exactly.
+const EXCL = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+async function writeExclusive(path: string, content: string): Promise<void> {
+  const fh = await open(path, EXCL, PRIVATE_MODE);
+  try {
+    await fh.chmod(PRIVATE_MODE);
+    await fh.writeFile(content);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Reads a file without following a symlink at its path (ELOOP then). */
+async function readNoFollow(path: string): Promise<string> {
+  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
 async function createExclusive(path: string, content: string, token: string): Promise<boolean> {
   const tmp = `${path}.${process.pid}.${token}.tmp`;
-  await writeFile(tmp, content, { flag: 'wx' });
+  await writeExclusive(tmp, content);
   try {
     await link(tmp, path);
     return true;
@@ -93,12 +122,7 @@ async function createExclusive(path: string, content: string, token: string): Pr
     // File systems without hard links: plain exclusive create (readers may briefly see it empty,
     // which they treat as a young, live lock).
     try {
-      const fh = await open(path, 'wx');
-      try {
-        await fh.writeFile(content);
-      } finally {
-        await fh.close();
-      }
+      await writeExclusive(path, content);
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -119,10 +143,15 @@ async function inspect(path: string): Promise<LockState> {
   let text: string;
   let info: { ino: number; mtimeMs: number };
   try {
-    info = await stat(path);
-    text = await readFile(path, 'utf8');
+    // lstat: a symlink at the lock path is neither read nor taken over as stale, but refused.
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) throw new SymlinkRefusedError(path);
+    info = st;
+    text = await readNoFollow(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'gone' };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'gone' };
+    if (code === 'ELOOP') throw new SymlinkRefusedError(path); // replaced by a symlink meanwhile
     throw err;
   }
   const holder = parse(text);
@@ -140,18 +169,19 @@ async function inspect(path: string): Promise<LockState> {
 async function removeStale(path: string, seen: Extract<LockState, { kind: 'stale' }>): Promise<boolean> {
   const breaker = `${path}.break`;
   try {
-    await (await open(breaker, 'wx')).close();
+    await writeExclusive(breaker, '');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // A rival is taking over right now; if its marker is old, the rival crashed: clear it and retry.
-    const age = await stat(breaker).then((s) => Date.now() - s.mtimeMs, () => 0);
+    // (lstat: a symlink planted there is judged by its own age and removed, never followed.)
+    const age = await lstat(breaker).then((s) => Date.now() - s.mtimeMs, () => 0);
     if (age > BREAKER_STALE_MS) await unlink(breaker).catch(ignoreMissing);
     return false;
   }
   try {
-    const now = await stat(path).catch(() => undefined);
-    if (!now || now.ino !== seen.ino || now.mtimeMs !== seen.mtimeMs) return false;
-    const text = await readFile(path, 'utf8').catch(() => undefined);
+    const now = await lstat(path).catch(() => undefined);
+    if (!now || now.isSymbolicLink() || now.ino !== seen.ino || now.mtimeMs !== seen.mtimeMs) return false;
+    const text = await readNoFollow(path).catch(() => undefined);
     if (text !== seen.text) return false;
     await unlink(path).catch(ignoreMissing);
     return true;
