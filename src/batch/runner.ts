@@ -96,6 +96,11 @@ export async function runBatch(o: BatchOptions, ctx: Context): Promise<void> {
   }
   ctx.handlesInterrupt = true;
   const journalPath = o.journal ?? `${o.out ?? o.file}.journal.ndjson`;
+  // A symlink, a non-regular file or an unwritable directory at --out or the journal stops the run
+  // here (exit 2), before anything is sent; the writers check again when they open.
+  const { checkWritablePath } = await import('../util/files.js');
+  if (o.out) await checkWritablePath(o.out);
+  if (mode === 'create') await checkWritablePath(journalPath);
   const { acquireLock, LockedError } = await import('../util/lock.js');
   let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
   if (mode === 'create') {
@@ -709,6 +714,7 @@ async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Ch
     list.push(`${p.severity === 'warning' ? 'warning: ' : ''}${field}${p.message}`);
     messages.set(p.line, list);
   }
+  let complete = false;
   try {
     for await (const { line } of rowsOf(o)) {
       let status: string;
@@ -722,8 +728,12 @@ async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Ch
       else status = mode === 'create' ? 'not-sent' : mode === 'dry-run' ? 'checked' : 'valid';
       await out.write({ line, status, sequence_id: id ?? '', messages: messages.get(line) ?? [] });
     }
+    complete = true;
   } finally {
-    await out.close();
+    // Every row or none: a file that failed part-way (the input changed, the disk filled) keeps
+    // the earlier results file rather than replacing it with a partial one.
+    if (complete) await out.close();
+    else await out.abort();
   }
 }
 

@@ -1,11 +1,14 @@
-// The results file of `--out`: one record per input row, written as rows settle so that a run
-// stopped half-way still leaves a truthful file. `.csv` or `.ndjson`, chosen by extension.
+// The results file of `--out`: one record per input row. `.csv` or `.ndjson`, chosen by extension.
 //
-// Rows are buffered up to 64 KiB and written in order; call flush() at points that must be on
-// disk (e.g. after each chunk sent to the service) and close() at the end (it also fsyncs).
+// Written safely (src/util/files.ts): into a temporary file beside the target (0600: results hold
+// patient identifiers), renamed over the target at close(); abort() drops it and keeps the old file.
+// A symlink at the target is refused (exit 2). Rows are buffered up to 64 KiB and written in order;
+// flush() pushes them to the temporary file, close() fsyncs and renames. CSV cells go through
+// spreadsheetCell (src/output/safe.ts) so that none runs as a formula; NDJSON is left as it is.
 
-import { open, stat, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { spreadsheetCell } from '../output/safe.js';
+import { openAtomic, type AtomicFile } from '../util/files.js';
 
 /** Output formats, picked from the file extension. */
 export type ResultsFormat = 'csv' | 'ndjson';
@@ -15,8 +18,12 @@ export interface ResultsWriter {
   readonly path: string;
   readonly format: ResultsFormat;
   write(row: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Writes the buffered rows to the temporary file (not yet visible at `path`). */
   flush(): Promise<void>;
+  /** Writes what is buffered, fsyncs and renames over `path`. Idempotent. */
   close(): Promise<void>;
+  /** Drops what was written: `path` keeps its old content (or stays absent). Idempotent; never throws. */
+  abort(): Promise<void>;
 }
 
 /** The --out path has an extension we cannot write; a usage error. */
@@ -36,7 +43,9 @@ export function resultsFormatFor(path: string): ResultsFormat {
 
 /**
  * Opens a results file with the given columns, in that order. `append` continues an existing file
- * (for --resume): the CSV header is written only when the file is new or empty.
+ * (for --resume): its content is copied into the temporary file first, and the CSV header is
+ * written only when the file is new or empty. A symlink or non-regular file at `path` is refused
+ * with a usage error (exit 2) and nothing is written.
  */
 export async function openResults(
   path: string,
@@ -45,11 +54,9 @@ export async function openResults(
 ): Promise<ResultsWriter> {
   const format = resultsFormatFor(path);
   if (columns.length === 0) throw new RangeError('a results file needs at least one column');
-  let existing = 0;
-  if (options.append) existing = await stat(path).then((s) => s.size, () => 0);
-  const fh = await open(path, options.append ? 'a' : 'w');
-  const writer = new FileResultsWriter(path, format, [...columns], fh);
-  if (format === 'csv' && existing === 0) writer.queue(columns.map(csvField).join(',') + '\n');
+  const file = await openAtomic(path, { copyExisting: Boolean(options.append) });
+  const writer = new FileResultsWriter(path, format, [...columns], file);
+  if (format === 'csv' && file.copiedBytes === 0) writer.queue(columns.map(csvField).join(',') + '\n');
   return writer;
 }
 
@@ -58,12 +65,14 @@ class FileResultsWriter implements ResultsWriter {
   private pendingLength = 0;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  private aborted = false;
+  private closing?: Promise<void>;
 
   constructor(
     readonly path: string,
     readonly format: ResultsFormat,
     private readonly columns: string[],
-    private readonly fh: FileHandle,
+    private readonly file: AtomicFile,
   ) {}
 
   write(row: Readonly<Record<string, unknown>>): Promise<void> {
@@ -82,33 +91,43 @@ class FileResultsWriter implements ResultsWriter {
       const data = Buffer.from(this.pending.join(''), 'utf8');
       this.pending = [];
       this.pendingLength = 0;
-      this.chain = this.chain.then(() => writeAll(this.fh, data));
+      this.chain = this.chain.then(() => this.file.write(data));
     }
     return this.chain;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    // One closing for every caller (a finally and an error path may both close).
+    this.closing ??= this.finish();
+    return this.closing;
+  }
+
+  private async finish(): Promise<void> {
+    if (this.aborted) return;
     this.closed = true;
     try {
       await this.flush();
-      await this.fh.sync();
-    } finally {
-      await this.fh.close();
+    } catch (err) {
+      await this.file.abort(); // a failed write: the old file stays rather than a partial one
+      throw err;
     }
+    await this.file.close();
+  }
+
+  async abort(): Promise<void> {
+    if (this.closing) return; // already committed (or committing): nothing to take back
+    this.aborted = true;
+    this.closed = true;
+    this.pending = [];
+    this.pendingLength = 0;
+    await this.chain.catch(() => undefined);
+    await this.file.abort();
   }
 }
 
-async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < data.length) {
-    const { bytesWritten } = await fh.write(data, offset, data.length - offset);
-    offset += bytesWritten;
-  }
-}
-
+// Every data cell is made spreadsheet-safe (a formula gets a leading '); the header is ours.
 function csvLine(columns: string[], row: Readonly<Record<string, unknown>>): string {
-  return columns.map((c) => csvField(cellText(row[c]))).join(',') + '\n';
+  return columns.map((c) => csvField(spreadsheetCell(cellText(row[c])))).join(',') + '\n';
 }
 
 function ndjsonLine(columns: string[], row: Readonly<Record<string, unknown>>): string {

@@ -93,8 +93,32 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   ctx.handlesInterrupt = true;
   let journal: import('../../eligibility/bulk.js').Journal | undefined;
   let progressTimer: NodeJS.Timeout | undefined;
+  // The results file is opened first (a temporary file beside --out, renamed at the end): a symlink
+  // or an unwritable --out stops the run before anything is sent. Once every row has been through
+  // the submission (`settled`), the results are truthful and are written on every way out — an
+  // error, Ctrl-C, a timeout; before that, the run is abandoned and an earlier file is kept.
+  let out: import('../../csv/results.js').ResultsWriter | undefined;
+  let settled: BulkRow[] | undefined;
+  const finishResults = async () => {
+    const w = out;
+    out = undefined;
+    if (!w) return;
+    if (!settled) return w.abort();
+    try {
+      for (const r of settled) await w.write(bulk.resultRecord(r));
+      await w.close();
+    } catch (err) {
+      await w.abort();
+      throw err;
+    }
+  };
   try {
     if (lock.staleRecovered) await ctx.warn(`took over a stale lock left by a run that is no longer running (${bulk.lockPath(csvPath)}).`);
+    if (opts.out !== undefined) out = await results.openResults(opts.out, bulk.RESULT_COLUMNS);
+    // The journal is read before it is opened for appending: refuse a symlink or a FIFO now (a
+    // FIFO would block the read), not after the rows are checked.
+    const { checkWritablePath } = await import('../../util/files.js');
+    await checkWritablePath(bulk.journalPath(csvPath));
     const state = await bulk.readJournal(bulk.journalPath(csvPath));
 
     // 3. Every row checked locally first.
@@ -139,6 +163,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
       await bulk.resolveUnknown(unknownBefore, deps);
     }
     const summary = await bulk.submitRows(rows, deps);
+    settled = rows;
     progress.done();
 
     // 5. Optionally wait for the submitted checks.
@@ -199,9 +224,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     // 6. Results, one per input row.
     const records = rows.map(bulk.resultRecord);
     if (opts.out !== undefined) {
-      const w = await results.openResults(opts.out, bulk.RESULT_COLUMNS);
-      for (const r of records) await w.write(r);
-      await w.close();
+      await finishResults();
     } else if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
       for (const r of rows) if (r.id !== undefined) ctx.io.out(`${r.id}\n`);
     } else {
@@ -259,6 +282,10 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     }
   } finally {
     if (progressTimer) clearInterval(progressTimer);
+    if (out) {
+      // Leaving early with an error: still write what is known (or drop the temporary file).
+      await finishResults().catch((err: unknown) => ctx.warn(`could not write ${opts.out}: ${(err as Error).message}`));
+    }
     await journal?.close().catch(() => undefined);
     await lock.release().catch(() => undefined);
   }

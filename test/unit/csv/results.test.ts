@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,6 +51,24 @@ describe('openResults', () => {
     expect(rows[2]!.line).toBe(5);
   });
 
+  it('neutralises formula cells (OWASP) but leaves numbers, negative amounts and E.164 phones readable', async () => {
+    const path = join(dir, 'formula.csv');
+    const w = await openResults(path, ['a', 'b']);
+    await w.write({ a: '=HYPERLINK("http://x","y")', b: '@SUM(1)' });
+    await w.write({ a: '-2+3', b: '+14155550121' });
+    await w.write({ a: -3.5, b: '-12.50' });
+    await w.write({ a: ['=1+1', 'ok'], b: '\tcmd' });
+    await w.close();
+    expect(readFileSync(path, 'utf8')).toBe(
+      'a,b\n' + `"'=HYPERLINK(""http://x"",""y"")",'@SUM(1)\n` + "'-2+3,+14155550121\n" + '-3.5,-12.50\n' + "'=1+1; ok,'\tcmd\n",
+    );
+    const nd = join(dir, 'formula.ndjson');
+    const w2 = await openResults(nd, ['a']);
+    await w2.write({ a: '=1+1' });
+    await w2.close();
+    expect(readFileSync(nd, 'utf8')).toBe('{"a":"=1+1"}\n');
+  });
+
   it('writes NDJSON with the given columns in order, missing ones as null', async () => {
     const path = join(dir, 'r.ndjson');
     const w = await openResults(path, ['line', 'status', 'sequence_id']);
@@ -61,13 +79,16 @@ describe('openResults', () => {
     expect(lines).toEqual(['{"line":2,"status":"created","sequence_id":5}', '{"line":3,"status":"invalid","sequence_id":null}']);
   });
 
-  it('makes rows visible on disk after flush, before close', async () => {
+  it('keeps flushed rows in a temporary file beside the target until close (atomic replace)', async () => {
     const path = join(dir, 'partial.csv');
     const w = await openResults(path, ['line']);
     await w.write({ line: 2 });
     await w.flush();
-    expect(readFileSync(path, 'utf8')).toBe('line\n2\n');
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.partial.csv.') && n.endsWith('.tmp'))).toHaveLength(1);
     await w.close();
+    expect(readFileSync(path, 'utf8')).toBe('line\n2\n');
+    expect(readdirSync(dir).filter((n) => n.startsWith('.partial.csv.'))).toEqual([]);
     await w.close(); // idempotent
     await expect(w.write({ line: 3 })).rejects.toThrow(/closed/);
   });
