@@ -10,7 +10,7 @@
 // hash is enough to recognise the row among the organisation's sequences and to notice a file
 // changed since.
 import { createHash } from 'node:crypto';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { readFile, type FileHandle } from 'node:fs/promises';
 
 /** 2: phone hashes keyed (key_id); 1: salted only, still read so an older run can be resumed. */
 export const JOURNAL_VERSION = 2;
@@ -204,19 +204,22 @@ export class JournalWriter {
     private readonly fh: FileHandle,
   ) {}
 
+  /** Opens (creates, 0600) the journal; a symlink or non-regular file there is refused (exit 2). */
   static async open(path: string): Promise<JournalWriter> {
-    const fh = await open(path, 'a', 0o600);
-    // A torn last line from a crash: start our records on a fresh line.
-    const { size } = await fh.stat();
-    if (size > 0) {
-      const buf = Buffer.alloc(1);
-      const rd = await open(path, 'r');
-      try {
-        await rd.read(buf, 0, 1, size - 1);
-      } finally {
-        await rd.close();
+    const { openAppendOnly } = await import('../util/files.js');
+    const fh = await openAppendOnly(path);
+    try {
+      // A torn last line from a crash: start our records on a fresh line (read through the same fd,
+      // so no second open can be redirected).
+      const { size } = await fh.stat();
+      if (size > 0) {
+        const buf = Buffer.alloc(1);
+        await fh.read(buf, 0, 1, size - 1);
+        if (buf[0] !== 0x0a) await fh.write('\n');
       }
-      if (buf[0] !== 0x0a) await fh.write('\n');
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      throw err;
     }
     return new JournalWriter(path, fh);
   }

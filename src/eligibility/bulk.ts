@@ -10,12 +10,13 @@
 // its patient id and settles it only with proof (a check for that patient created since it was
 // sent); otherwise it is never sent again automatically (`--resend-unknown` does, once a person has
 // checked). A lock file (`<csv>.outreach-eligibility.lock`) stops two runs on the same file at once.
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
 import { fateOf } from '../api/errors.js';
 import { readInt } from '../api/read.js';
 import { ApiError, AuthError, IncompleteError } from '../errors.js';
+import { openAppendOnlySync } from '../util/files.js';
 import type { Clock } from './backoff.js';
 import { Pacer } from './pacer.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
@@ -102,8 +103,12 @@ export async function readJournal(path: string): Promise<JournalState> {
 
 export class Journal {
   private constructor(private readonly fd: number) {}
+  /**
+   * Opens (creates, 0600) the journal for appending. A symlink (dangling too), a FIFO, a device or
+   * any other non-regular file at the path is refused with exit 2: nothing is appended to it.
+   */
   static async open(path: string): Promise<Journal> {
-    return new Journal(openSync(path, 'a', 0o600));
+    return new Journal(openAppendOnlySync(path));
   }
   /**
    * One line, written synchronously (O_APPEND): it is in the file before the request it announces
