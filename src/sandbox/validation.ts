@@ -102,7 +102,7 @@ function textChecks(schema: Schema): ((data: unknown) => TextError | undefined) 
   };
 }
 
-type Validate = ((data: unknown, ctx?: unknown) => boolean) & { errors?: unknown; schemaEnv?: unknown };
+type Validate = ((data: unknown, ctx?: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null; schemaEnv?: unknown };
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): Validate {
   const safe = withSafeIntegers(schema);
@@ -113,7 +113,7 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
   const strict: Validate = (data, ctx) => {
     const e = check(data);
     if (e) {
-      strict.errors = [e];
+      strict.errors = [e as unknown as FastifySchemaValidationError];
       return false;
     }
     const ok = validate(data, ctx);
