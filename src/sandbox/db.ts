@@ -1,21 +1,60 @@
 // Opening the SQLite database (libsql, better-sqlite3 API) and applying migrations.
+import { chmodSync, closeSync, constants, openSync } from 'node:fs';
 import type LibsqlDatabase from 'libsql';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = LibsqlDatabase.Database;
 export type DbConstructor = typeof LibsqlDatabase;
 
-export function openDb(Database: DbConstructor, path: string): Db {
-  const db = new Database(path);
-  if (path !== ':memory:') {
-    // WAL: readers never block the writer. synchronous FULL: a commit is on disk before the
-    // answer goes out, so even a power cut loses nothing that was acknowledged.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+/** The database and the side files SQLite keeps next to it. */
+const SIDE_FILES = ['', '-wal', '-shm', '-journal'];
+
+/**
+ * Sandbox data (patient names, phone numbers, API key digests) is for its owner only: a new database
+ * file is created 0600 before SQLite opens it, and an existing one (or side files an older version
+ * left readable) is set to 0600 once open. SQLite gives the -wal/-shm/-journal files it creates the
+ * database file's mode, whatever the umask.
+ */
+function createPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch {
+    // exists already (made private after opening), or cannot be created: SQLite says why
   }
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+}
+
+function makePrivate(path: string, log: (line: string) => void): void {
+  for (const side of SIDE_FILES) {
+    try {
+      chmodSync(path + side, 0o600);
+    } catch (err) {
+      // Someone else's file (EPERM) is still usable; say so rather than refuse to start.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') log(`warning: could not make ${path + side} private (0600): ${code ?? (err as Error).message}`);
+    }
+  }
+}
+
+const isFile = (path: string) => path !== '' && path !== ':memory:' && !path.startsWith('file:');
+
+export function openDb(Database: DbConstructor, path: string, log: (line: string) => void = () => {}): Db {
+  if (isFile(path)) createPrivate(path);
+  const db = new Database(path);
+  try {
+    if (path !== ':memory:') {
+      // WAL: readers never block the writer. synchronous FULL: a commit is on disk before the
+      // answer goes out, so even a power cut loses nothing that was acknowledged.
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    if (isFile(path)) makePrivate(path, log);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

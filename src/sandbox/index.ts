@@ -120,7 +120,7 @@ async function loadLibsql(): Promise<DbConstructor> {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const log = opts.log ?? (() => {});
   const Database = await loadLibsql();
-  const db = openDb(Database, opts.dbPath ?? ':memory:');
+  const db = openDb(Database, opts.dbPath ?? ':memory:', log);
   try {
     const stores = createStores(db);
     if (!isSeeded(db)) seed(db, stores);
