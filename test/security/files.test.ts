@@ -3,6 +3,8 @@
 // patient data at 0600 whatever the umask, and no results cell runs as a spreadsheet formula.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -297,6 +299,72 @@ describe('results files are replaced atomically', () => {
     expect(child.status, child.stderr.toString()).toBe(130);
     expect(readFileSync(path, 'utf8')).toBe('line\n2\n');
     expect(readdirSync(dir)).toEqual(['results.csv']);
+  });
+
+  it('eligibility --out: the earlier file stays whole during the run; Ctrl-C part-way still leaves a truthful, complete file', async () => {
+    // A proxy that slows every submission down, so the run can be interrupted part-way.
+    let posts = 0;
+    const proxy = createServer(async (req, res) => {
+      let body = '';
+      for await (const c of req) body += c;
+      if (req.method === 'POST') {
+        posts++;
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      const up = await fetch(new URL(req.url!, sbx.baseUrl), {
+        method: req.method,
+        headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' },
+        body: req.method === 'GET' ? undefined : body,
+      });
+      res.writeHead(up.status, { 'content-type': 'application/json' });
+      res.end(await up.text());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const work = join(tmp.dir, 'work');
+      mkdirSync(work);
+      const csv = join(work, 'int.csv');
+      const lines = ['customer_patient_id,first_name,last_name,date_of_birth,member_id,payer_id,provider_name,npi'];
+      for (let i = 1; i <= 30; i++) lines.push(`ATOM-${i},Pat${i},Test,1980-01-${String((i % 28) + 1).padStart(2, '0')},W${1000 + i}1,87726,Clinic,1234567893`);
+      writeFileSync(csv, lines.join('\n') + '\n');
+      const out = join(work, 'results.csv');
+      writeFileSync(out, 'earlier results\n');
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+      const child = spawn(process.execPath, [BIN, 'eligibility', 'check', '--csv', csv, '--out', out, '--concurrency', '2', '--base-url', url], { env: sbx.env(tmp.dir), cwd: ROOT });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      let during = '';
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setInterval(() => {
+          if (posts >= 4) {
+            clearInterval(timer);
+            during = readFileSync(out, 'utf8');
+            child.kill('SIGINT');
+          }
+        }, 20);
+        child.on('close', (c) => resolve(c));
+      });
+      expect(code, stderr).toBe(130);
+      expect(during).toBe('earlier results\n');
+      const rows = await csvRows(out);
+      expect(rows[0]).toEqual(['line', 'customer_patient_id', 'result', 'id', 'status', 'outcome', 'active_today', 'error']);
+      expect(rows.slice(1).map((r) => r[0])).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 2)));
+      const results = rows.slice(1).map((r) => r[2]);
+      expect(results.every((x) => ['accepted', 'unknown', 'not-sent'].includes(x!))).toBe(true);
+      expect(results.filter((x) => x === 'accepted').length).toBeGreaterThan(0);
+      expect(results.filter((x) => x === 'not-sent').length).toBeGreaterThan(0);
+      // Every row the file calls accepted was created, and nothing was created that it calls not-sent.
+      const created = await checksFor('ATOM-');
+      expect(results.filter((x) => x === 'accepted').length).toBeLessThanOrEqual(created);
+      expect(created).toBeLessThanOrEqual(results.filter((x) => x !== 'not-sent').length);
+      expect(mode(out)).toBe(0o600);
+      expect(readdirSync(work).sort()).toEqual(['int.csv', 'int.csv.outreach-eligibility.ndjson', 'results.csv']);
+    } finally {
+      await new Promise<void>((r) => {
+        proxy.closeAllConnections();
+        proxy.close(() => r());
+      });
+    }
   });
 
   it('a resumed results file (append) is continued in the temporary file and renamed at close', async () => {
