@@ -36,7 +36,9 @@ const COST_COLUMNS: Column<PatientCost>[] = [
   { header: 'NETWORK', value: (c) => c.network },
   { header: 'LEVEL', value: (c) => c.coverage_level },
   { header: 'PERIOD', value: (c) => c.time_period },
-  { header: 'AMOUNT', value: (c) => c.amount, style: (_t, c) => costAmount(c) },
+  // On a terminal the value becomes costAmount (below); a style never builds text of its own, since
+  // the writer makes only the value inert before styling.
+  { header: 'AMOUNT', value: (c) => c.amount },
   { header: 'DESCRIPTION', value: (c) => c.description },
 ];
 
@@ -67,7 +69,7 @@ export async function writeCheck(ctx: Context, check: EligibilityCheck, raw: unk
   await writeHeading(ctx, 'Patient costs');
   // Money in the table (a terminal); plain numbers when piped.
   const cols = ctx.io.isStdoutTTY
-    ? COST_COLUMNS.map((c) => (c.header === 'AMOUNT' ? { ...c, value: costAmount, style: undefined } : c))
+    ? COST_COLUMNS.map((c) => (c.header === 'AMOUNT' ? { ...c, value: costAmount } : c))
     : COST_COLUMNS;
   await writeList(ctx, costs, cols);
 }

@@ -1,4 +1,5 @@
 // Output formats and value formatting, shared by every command (no heavy imports here).
+import { spreadsheetCell, terminalSafe } from './safe.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -66,4 +67,28 @@ export function csvField(v: string): string {
 /** TSV cannot quote: tabs and newlines become spaces. */
 export function tsvField(v: string): string {
   return v.replace(/[\t\r\n]+/g, ' ');
+}
+
+// ---- outside text made safe for where it goes (CLI.md "Output and files: safety rules") ----------
+// Values come from the service or a patient file: they are made inert here, before any styling, so
+// our own colour codes are the only escape sequences that reach a terminal.
+
+/** A value as a person reads it on a terminal: line breaks kept (the table wraps them), tabs as spaces. */
+export function shownValue(value: unknown, kind: ValueKind = 'text'): string {
+  return terminalSafe(humanValue(value, kind), { multiline: true }).replace(/\t/g, ' ');
+}
+
+/** A value in the piped table (tab-separated lines for scripts): inert, on one line, no spreadsheet quote. */
+export function scriptValue(value: unknown, kind: ValueKind = 'text'): string {
+  return tsvField(terminalSafe(plainValue(value, kind), { multiline: true }));
+}
+
+/** A -o csv cell: inert, formula-looking cells quoted with ' (OWASP); newlines stay inside the quotes. */
+export function csvCell(value: unknown, kind: ValueKind = 'text'): string {
+  return csvField(spreadsheetCell(terminalSafe(plainValue(value, kind), { multiline: true })));
+}
+
+/** A -o tsv cell: as csvCell, with tabs and newlines as spaces. */
+export function tsvCell(value: unknown, kind: ValueKind = 'text'): string {
+  return tsvField(spreadsheetCell(terminalSafe(plainValue(value, kind), { multiline: true })));
 }

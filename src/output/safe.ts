@@ -41,6 +41,19 @@ export function terminalSafe(value: unknown, options: TerminalSafeOptions = {}):
   return text.replace(UNSAFE, visible);
 }
 
+// What JSON.stringify leaves raw but a terminal may act on: C1 controls, bidi overrides, line separators.
+// eslint-disable-next-line no-control-regex
+const JSON_UNESCAPED = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text (from JSON.stringify) made inert for a terminal by writing the characters JSON.stringify
+ * leaves raw as \uXXXX escapes: still valid JSON that parses to the same value. For reports on
+ * stderr (the error report of --json); `-o json` on stdout stays byte for byte what the service sent.
+ */
+export function jsonTerminalSafe(jsonText: string): string {
+  return jsonText.replace(JSON_UNESCAPED, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** True when the text holds nothing terminalSafe would change. */
 export function isTerminalSafe(text: string, options: TerminalSafeOptions = {}): boolean {
   return terminalSafe(text, options) === text;

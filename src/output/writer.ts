@@ -2,8 +2,13 @@
 // table → cli-table3 with colour on a terminal, plain tab-separated rows with ISO dates when piped
 // (like gh); json → exactly what the service sent; ndjson → one record per line; csv/tsv → a header
 // and the table's columns.
+//
+// Every value is outside text: it is made inert here (format.ts shownValue/scriptValue/csvCell/tsvCell,
+// after safe.ts) before any styling, on a terminal and piped; csv/tsv cells are also neutralised
+// for spreadsheets. json/ndjson are written as is (JSON escapes control characters).
 import type { Context } from '../context.js';
-import { csvField, humanValue, plainValue, tsvField, type Format, type ValueKind } from './format.js';
+import { csvCell, scriptValue, shownValue, tsvCell, type Format, type ValueKind } from './format.js';
+import { terminalSafe } from './safe.js';
 
 export interface Column<T> {
   header: string;
@@ -29,15 +34,17 @@ export async function writeList<T>(ctx: Context, records: T[], columns: Column<T
       return;
     case 'csv':
     case 'tsv': {
-      const sep = ctx.globals.format === 'csv' ? ',' : '\t';
-      const q = ctx.globals.format === 'csv' ? csvField : tsvField;
-      io.out(`${columns.map((c) => q(c.header)).join(sep)}\n`);
-      for (const r of records) io.out(`${columns.map((c) => q(plainValue(c.value(r), c.kind))).join(sep)}\n`);
+      const csv = ctx.globals.format === 'csv';
+      const sep = csv ? ',' : '\t';
+      const cell = csv ? csvCell : tsvCell;
+      // Headers are ours, except a few taken from the service (a call's custom analysis keys): inert too.
+      io.out(`${columns.map((c) => cell(c.header)).join(sep)}\n`);
+      for (const r of records) io.out(`${columns.map((c) => cell(c.value(r), c.kind)).join(sep)}\n`);
       return;
     }
     case 'table':
       if (!io.isStdoutTTY) {
-        for (const r of records) io.out(`${columns.map((c) => tsvField(plainValue(c.value(r), c.kind))).join('\t')}\n`);
+        for (const r of records) io.out(`${columns.map((c) => scriptValue(c.value(r), c.kind)).join('\t')}\n`);
         return;
       }
       await writeTable(ctx, records, columns);
@@ -52,13 +59,15 @@ async function writeTable<T>(ctx: Context, records: T[], columns: Column<T>[]): 
     return;
   }
   const { default: Table } = await import('cli-table3');
-  const texts = records.map((r) => columns.map((c) => humanValue(c.value(r), c.kind)));
+  // Inert before styling: a style sees (and colours) only the safe text.
+  const texts = records.map((r) => columns.map((c) => shownValue(c.value(r), c.kind)));
+  const headers = columns.map((c) => terminalSafe(c.header));
   const colWidths = fitColumns(
-    columns.map((c, i) => Math.max(c.header.length, ...texts.map((t) => longestLine(t[i]!))) + 2),
+    columns.map((_c, i) => Math.max(headers[i]!.length, ...texts.map((t) => longestLine(t[i]!))) + 2),
     io.columns,
   );
   const table = new Table({
-    head: columns.map((c) => chalk.bold(c.header)),
+    head: headers.map((h) => chalk.bold(h)),
     style: { head: [], border: [], compact: true },
     chars: borderless,
     colWidths,
@@ -113,17 +122,20 @@ export async function writeRecord<T>(ctx: Context, record: T, fields: Field<T>[]
     case 'tsv':
       return writeList(ctx, [record], fields.map((f) => ({ header: f.label, value: f.value, kind: f.kind })), raw);
     case 'table': {
+      // Labels are ours, except a few taken from the service (a call's custom analysis keys): inert too.
       if (!io.isStdoutTTY) {
-        for (const f of fields) io.out(`${f.label}\t${tsvField(plainValue(f.value(record), f.kind))}\n`);
+        for (const f of fields) io.out(`${scriptValue(f.label)}\t${scriptValue(f.value(record), f.kind)}\n`);
         return;
       }
       const chalk = await io.chalk();
-      const width = Math.max(...fields.map((f) => f.label.length));
-      for (const f of fields) {
-        const text = humanValue(f.value(record), f.kind);
+      const labels = fields.map((f) => terminalSafe(f.label));
+      const width = Math.max(...labels.map((l) => l.length));
+      fields.forEach((f, i) => {
+        const text = shownValue(f.value(record), f.kind);
         const shown = f.style && io.color ? f.style(text, record, chalk) : text;
-        io.out(`${chalk.dim(f.label.padEnd(width))}  ${shown}\n`);
-      }
+        // A multi-line value continues under the value column, not under the labels.
+        io.out(`${chalk.dim(labels[i]!.padEnd(width))}  ${shown.replace(/\n/g, `\n${' '.repeat(width + 2)}`)}\n`);
+      });
     }
   }
 }
@@ -136,12 +148,13 @@ export function writeJson(ctx: Context, data: unknown): void {
 /** A section heading on a terminal table output. */
 export async function writeHeading(ctx: Context, title: string): Promise<void> {
   if (ctx.globals.format !== 'table') return;
+  const safe = terminalSafe(title);
   if (!ctx.io.isStdoutTTY) {
-    ctx.io.out(`\n# ${title}\n`);
+    ctx.io.out(`\n# ${safe}\n`);
     return;
   }
   const chalk = await ctx.io.chalk();
-  ctx.io.out(`\n${chalk.bold(title)}\n`);
+  ctx.io.out(`\n${chalk.bold(safe)}\n`);
 }
 
 const borderless = {
