@@ -10,6 +10,7 @@ import { runtime } from './command.js';
 import { findCommandName } from './cli-args.js';
 import { COMMANDS, placeholders } from './commands/manifest.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
+import { jsonTerminalSafe, terminalSafe } from './output/safe.js';
 
 export function buildProgram(version: string): Command {
   const program = new Command('outreach');
@@ -35,7 +36,8 @@ export function buildProgram(version: string): Command {
     .exitOverride()
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
-      writeErr: (s) => process.stderr.write(s),
+      // commander echoes arguments (which may come from a file through xargs): inert on stderr.
+      writeErr: (s) => process.stderr.write(terminalSafe(s, { multiline: true })),
     })
     .addHelpText(
       'after',
@@ -60,24 +62,37 @@ async function registerFor(program: Command, argv: string[]): Promise<void> {
   }
 }
 
+// Messages, hints and details may carry the service's words or a file's values: whatever reaches
+// stderr is made inert here (the one place errors are printed), our own red excepted. Line breaks of
+// our multi-line messages and hints stay.
 function printError(err: CliError, opts: { json: boolean; debug: boolean }, stack?: string) {
+  const safe = (s: string) => terminalSafe(s, { multiline: true });
   if (opts.json) {
-    process.stderr.write(
-      `${JSON.stringify({ error: { code: err.code, message: err.message, status: err.status ?? null, details: err.details ?? null } })}\n`,
-    );
+    // JSON escapes C0 controls; jsonTerminalSafe escapes what it leaves raw (C1, bidi). Same value.
+    const report = { error: { code: err.code, message: err.message, status: err.status ?? null, details: err.details ?? null } };
+    process.stderr.write(`${jsonTerminalSafe(safeJson(report))}\n`);
   } else {
     const color = process.stderr.isTTY && !process.env.NO_COLOR && !process.argv.includes('--no-color');
     const red = (s: string) => (color ? `\u001b[31m${s}\u001b[39m` : s);
-    process.stderr.write(`${red('error:')} ${err.message}\n`);
-    if (err.hint) process.stderr.write(`${err.hint}\n`);
+    process.stderr.write(`${red('error:')} ${safe(err.message)}\n`);
+    if (err.hint) process.stderr.write(`${safe(err.hint)}\n`);
   }
-  if (opts.debug && stack) process.stderr.write(`${stack}\n`);
+  if (opts.debug && stack) process.stderr.write(`${safe(stack)}\n`);
   // A body that was not JSON (a proxy's HTML page) is summarised in the message; --debug shows it,
-  // cut short and without control characters.
+  // cut short and inert.
   const raw = (err as { rawBody?: unknown }).rawBody;
   if (opts.debug && typeof raw === 'string') {
-    const shown = raw.slice(0, 4000).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+    const shown = safe(raw.slice(0, 4000));
     process.stderr.write(`[debug] body of the answer (${raw.length} characters):\n${shown}${raw.length > 4000 ? '\n…' : ''}\n`);
+  }
+}
+
+/** The error report as JSON, even when `details` (a service's body) cannot be stringified. */
+function safeJson(report: { error: Record<string, unknown> }): string {
+  try {
+    return JSON.stringify(report);
+  } catch {
+    return JSON.stringify({ error: { ...report.error, details: '[not shown: too deeply nested or not serialisable]' } });
   }
 }
 

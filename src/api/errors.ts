@@ -13,6 +13,7 @@ import {
   UnknownOutcomeError,
   type CliErrorOptions,
 } from '../errors.js';
+import { terminalSafe } from '../output/safe.js';
 import { parseRetryAfter, type AttemptFailure } from './retry.js';
 
 type ApiErrorOptions = ConstructorParameters<typeof ApiError>[2];
@@ -125,8 +126,17 @@ export function fateText(fate: Fate): string {
 
 // ---- error bodies ------------------------------------------------------------------------------
 
-/** The service's own message from any of API.md's error bodies, or undefined. */
+/**
+ * The service's own message from any of API.md's error bodies, or undefined. It becomes an error
+ * message shown on a terminal, so it is made inert (escape sequences shown as `\e`, on one line);
+ * the body itself stays as sent in the error's `body`/`details`.
+ */
 export function errorMessageFromBody(body: unknown): string | undefined {
+  const found = rawMessageFromBody(body);
+  return found === undefined ? undefined : terminalSafe(found);
+}
+
+function rawMessageFromBody(body: unknown): string | undefined {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>;
     if (typeof b.message === 'string' && b.message.trim()) return b.message.trim();
@@ -152,8 +162,9 @@ export function summariseTextBody(text: string, contentType: string | undefined)
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html|head|body|\?xml)/i.test(trimmed) || /<\/(html|body|h1|title)>/i.test(trimmed)) {
     return 'an HTML page, probably from a proxy or gateway in front of the service';
   }
-  const firstLine = trimmed.split(/\r?\n/, 1)[0]!.trim();
-  return firstLine.length > MAX_TEXT_MESSAGE ? `${firstLine.slice(0, MAX_TEXT_MESSAGE)}…` : firstLine;
+  // Cut first (at a code point), then made inert: the line may hold escape sequences.
+  const firstLine = [...trimmed.split(/\r?\n/, 1)[0]!.trim()];
+  return terminalSafe(firstLine.length > MAX_TEXT_MESSAGE ? `${firstLine.slice(0, MAX_TEXT_MESSAGE).join('')}…` : firstLine.join(''));
 }
 
 /** The first value of a header that may repeat. */

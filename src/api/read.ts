@@ -4,6 +4,7 @@
 // list where a record belongs — is a MalformedResponseError (exit 1) saying what came instead.
 // Nothing here modifies what the service sent: commands print that (`raw`) for -o json.
 import { MalformedResponseError } from '../errors.js';
+import { terminalSafe } from '../output/safe.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -50,7 +51,8 @@ function isEnvelope(o: Rec): boolean {
 function refused(o: Rec, where: string, what: 'record' | 'list'): MalformedResponseError | undefined {
   if (o.success !== false) return undefined;
   const msg = typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : undefined;
-  return malformed(where, what, `success: false${msg ? `: ${msg}` : ''}`);
+  // The service's words go into an error message: inert.
+  return malformed(where, what, `success: false${msg ? `: ${terminalSafe(msg)}` : ''}`);
 }
 
 /**

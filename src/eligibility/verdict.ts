@@ -1,5 +1,6 @@
 // What a check's status and result mean for watch / --wait and their exit code. Pure.
 import type { EligibilityCheck } from '../api/types.js';
+import { terminalSafe } from '../output/safe.js';
 
 /**
  * Where a status leaves a watch: API.md's waiting statuses keep it polling, `completed` ends it,
@@ -29,7 +30,8 @@ export function isCompleted(c: Pick<EligibilityCheck, 'status'>): boolean {
 
 /** The sentence for a check that stopped on a status this version does not know. */
 export function unknownStatusReason(id: number | string, status: unknown): string {
-  const shown = typeof status === 'string' ? `status "${status.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 60)}"` : 'no status';
+  // The service's word, cut short and inert (shown as `\e`, never acting on a terminal).
+  const shown = typeof status === 'string' ? `status "${terminalSafe([...status].slice(0, 60).join(''))}"` : 'no status';
   return `check ${id} has ${shown}, which this version does not know; it is not waiting any more`;
 }
 
@@ -42,7 +44,7 @@ export interface Verdict {
 export function verdictFor(c: EligibilityCheck, failInactive: boolean): Verdict {
   if (statusKind(c.status) === 'unknown') return { code: 1, reason: unknownStatusReason(c.id, c.status) };
   if (!failInactive) return { code: 0 };
-  if (c.outcome !== 'success') return { code: 3, reason: `check ${c.id} finished with outcome ${c.outcome ?? '(none)'}` };
+  if (c.outcome !== 'success') return { code: 3, reason: `check ${c.id} finished with outcome ${c.outcome ? terminalSafe(c.outcome) : '(none)'}` };
   if (c.coverage?.is_active_today !== true) return { code: 3, reason: `check ${c.id}: coverage is not active today` };
   return { code: 0 };
 }
