@@ -6,6 +6,7 @@ import type { Settings } from './config/settings.js';
 import type { Io } from './io.js';
 import type { Format } from './output/format.js';
 import type { Prompter } from './prompt.js';
+import { terminalSafe } from './output/safe.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -63,12 +64,15 @@ export function createContext(deps: ContextDeps): Context {
     debug: (line) => {
       if (globals.debug) io.err(`[debug] ${line}\n`);
     },
+    // Notes name outside text (a definition's name, a CSV's columns, the service's words): inert on
+    // stderr, line breaks of our multi-line notes kept.
     info: (text) => {
-      if (!globals.quiet) io.err(text.endsWith('\n') ? text : `${text}\n`);
+      const safe = terminalSafe(text, { multiline: true });
+      if (!globals.quiet) io.err(safe.endsWith('\n') ? safe : `${safe}\n`);
     },
     warn: async (text) => {
       const chalk = await io.chalkErr();
-      io.err(`${chalk.yellow('warning:')} ${text}\n`);
+      io.err(`${chalk.yellow('warning:')} ${terminalSafe(text, { multiline: true })}\n`);
     },
     store: () => {
       storePromise ??= import('./config/profiles.js').then((m) => m.ProfileStore.open(env));

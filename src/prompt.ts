@@ -2,6 +2,7 @@
 // with io.canPrompt first; without a terminal a missing answer is a usage error naming the flag.
 import { InterruptedError, UsageError } from './errors.js';
 import type { Io } from './io.js';
+import { terminalSafe } from './output/safe.js';
 
 export interface Prompter {
   text(message: string, opts?: { default?: string; validate?: (v: string) => true | string }): Promise<string>;
@@ -28,12 +29,29 @@ export async function createPrompter(io: Io, signal: AbortSignal): Promise<Promp
       throw err;
     }
   };
+  // Questions and choices name outside text (a definition's name, a CSV's columns, the service's
+  // payers): shown inert. A choice's value is returned as it was given, untouched.
+  const safe = (s: string) => terminalSafe(s, { multiline: true });
   return {
     text: (message, opts = {}) =>
-      guard(prompts.input({ message, default: opts.default, validate: opts.validate }, context)),
+      guard(prompts.input({ message: safe(message), default: opts.default, validate: opts.validate }, context)),
     secret: (message) =>
-      guard(prompts.password({ message, mask: '*', validate: (v) => (v.trim() ? true : 'Required') }, context)),
-    confirm: (message, opts = {}) => guard(prompts.confirm({ message, default: opts.default ?? false }, context)),
-    select: (message, choices) => guard(prompts.select({ message, choices, pageSize: 12 }, context)),
+      guard(prompts.password({ message: safe(message), mask: '*', validate: (v) => (v.trim() ? true : 'Required') }, context)),
+    confirm: (message, opts = {}) => guard(prompts.confirm({ message: safe(message), default: opts.default ?? false }, context)),
+    select: (message, choices) =>
+      guard(
+        prompts.select(
+          {
+            message: safe(message),
+            choices: choices.map((c) => ({
+              ...c,
+              name: terminalSafe(c.name ?? c.value),
+              ...(c.description === undefined ? {} : { description: safe(c.description) }),
+            })),
+            pageSize: 12,
+          },
+          context,
+        ),
+      ),
   };
 }
