@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
 import { writeRecord } from '../output/writer.js';
+import { terminalSafe } from '../output/safe.js';
 
 export function register(program: Command): void {
   program
@@ -18,7 +19,7 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   const health = await getHealth(client);
   const elapsed = Math.round(performance.now() - started);
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${health.status ?? 'ok'}\n`);
+    ctx.io.out(`${terminalSafe(health.status ?? 'ok')}\n`);
     return;
   }
   await writeRecord(

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
+import { terminalSafe } from '../output/safe.js';
 
 interface Options {
   port: string;
@@ -104,7 +105,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       scheduler: opts.scheduler !== false,
       sequenceWebhookUrl,
       sequenceWebhookSecret,
-      log: ctx.globals.quiet ? undefined : (line) => ctx.io.err(`${chalk.dim(line)}\n`),
+      // Log lines can quote what a client sent (an error's message): inert before the dim style.
+      log: ctx.globals.quiet ? undefined : (line) => ctx.io.err(`${chalk.dim(terminalSafe(line))}\n`),
     });
   } catch (err) {
     if (err instanceof SandboxUnavailableError) throw new CliError(err.message, ExitCode.service, { code: 'sandbox_unavailable' });

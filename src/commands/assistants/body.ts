@@ -8,6 +8,7 @@ import { ApiError, CliError, UsageError } from '../../errors.js';
 import { fateOf, fateText, reword, type Fate } from '../../api/errors.js';
 import { readJsonArgument, readJsonInput, readStdin } from '../../input.js';
 import { writeRecord, type Field } from '../../output/writer.js';
+import { terminalSafe } from '../../output/safe.js';
 
 export interface AssistantFlags {
   name?: string;
@@ -175,8 +176,9 @@ export async function sendAssistant<T>(w: AssistantWrite, secret: string | undef
     const fate = fateOf(err);
     if (err instanceof ApiError) {
       const body = err.body as { message?: unknown; field?: unknown } | undefined;
-      const message = typeof body?.message === 'string' && body.message ? body.message : err.message;
-      const field = typeof body?.field === 'string' && !message.includes(body.field) ? ` (field ${body.field})` : '';
+      // The service's own words (made inert: they end up in the error message on a terminal).
+      const message = typeof body?.message === 'string' && body.message ? terminalSafe(body.message) : err.message;
+      const field = typeof body?.field === 'string' && !message.includes(terminalSafe(body.field)) ? ` (field ${terminalSafe(body.field)})` : '';
       const f = failureMessage(w, fate, `${message}${field} — the service answered ${err.status}`);
       throw reword(err, scrub(f.message, secret), {
         details: scrubValue(err.details, secret),
@@ -224,7 +226,7 @@ export async function writeAssistant(ctx: Context, assistant: Assistant, raw: un
   shown = scrubValue(shown, secret);
   const record = scrubValue(assistant, secret) as Assistant;
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${record.id}\n`);
+    ctx.io.out(`${terminalSafe(record.id)}\n`);
     return;
   }
   await writeRecord(ctx, record, FIELDS, shown);

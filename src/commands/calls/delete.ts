@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import type { Call } from '../../api/types.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { fateOf, fateText, type Fate } from '../../api/errors.js';
-import { humanValue, plainValue, tsvField } from '../../output/format.js';
+import { scriptValue, shownValue } from '../../output/format.js';
 import { writeList, type Column } from '../../output/writer.js';
 import { parseCallId } from './shared.js';
 
@@ -105,7 +105,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       const chalk = await ctx.io.chalkErr();
       const lines = found.map(
         ({ call }) =>
-          `  ${String(call.id ?? '').padEnd(6)} ${humanValue(call.started_at, 'datetime').padEnd(16)}  ${humanValue(call.duration_ms, 'duration').padStart(7)}  ${call.outcome ?? ''}`,
+          `  ${shownValue(call.id).padEnd(6)} ${shownValue(call.started_at, 'datetime').padEnd(16)}  ${shownValue(call.duration_ms, 'duration').padStart(7)}  ${shownValue(call.outcome)}`,
       );
       ctx.io.err(`${chalk.bold(`These ${found.length === 1 ? 'call' : `${found.length} calls`} will be deleted permanently:`)}\n${lines.join('\n')}\n`);
       if (rows.length) ctx.io.err(`Not found (skipped): ${rows.map((r) => r.id).join(', ')}\n`);
@@ -178,9 +178,9 @@ function streaming(ctx: Context): ((row: DeleteRow) => void) | undefined {
   if (format === 'ndjson') return (row) => ctx.io.out(`${JSON.stringify(row)}\n`);
   if (format !== 'table') return undefined;
   if (!ctx.io.isStdoutTTY) {
-    return (row) => ctx.io.out(`${[row.id, row.result, row.message ?? ''].map((v) => tsvField(plainValue(v))).join('\t')}\n`);
+    return (row) => ctx.io.out(`${[row.id, row.result, row.message ?? ''].map((v) => scriptValue(v)).join('\t')}\n`);
   }
   const symbols: Record<DeleteStatus, string> = { deleted: '✓', 'not-found': '?', failed: '✗', unknown: '!' };
   return (row) =>
-    ctx.io.out(`${symbols[row.result]} call ${row.id} ${row.result === 'not-found' ? 'not found' : row.result}${row.message && row.result !== 'not-found' ? `: ${row.message}` : ''}\n`);
+    ctx.io.out(`${symbols[row.result]} call ${row.id} ${row.result === 'not-found' ? 'not found' : row.result}${row.message && row.result !== 'not-found' ? `: ${shownValue(row.message)}` : ''}\n`);
 }

@@ -5,6 +5,7 @@ import type { Call } from '../../api/types.js';
 import { humanValue, plainValue } from '../../output/format.js';
 import { writeHeading, writeRecord, type Field } from '../../output/writer.js';
 import { parseCallId } from './shared.js';
+import { terminalSafe } from '../../output/safe.js';
 
 interface Options {
   transcript?: boolean;
@@ -129,7 +130,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   );
   if (opts.transcript) {
     await writeHeading(ctx, 'Transcript');
-    const text = typeof call.transcript === 'string' ? call.transcript : plainValue(call.transcript);
+    // Multi-line by nature: line breaks and tabs kept, every other control character shown (`\e`).
+    const text = terminalSafe(typeof call.transcript === 'string' ? call.transcript : plainValue(call.transcript), { multiline: true });
     if (!ctx.io.isStdoutTTY) {
       // Piped: the transcript as the service has it, one turn per line, for grep and friends.
       ctx.io.out(text.endsWith('\n') || text === '' ? text : `${text}\n`);

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import type { Call } from '../../api/types.js';
 import { writeList, type Column } from '../../output/writer.js';
 import { parseWhen, TimeParseError } from '../../util/relativeTime.js';
+import { terminalSafe } from '../../output/safe.js';
 
 interface Options {
   since?: string;
@@ -79,7 +80,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { listCalls } = await import('../../api/calls.js');
   const { items, raw } = await listCalls(client, { limit, createdAtGe, createdAtLe });
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const c of items) if (c.id !== undefined) ctx.io.out(`${c.id}\n`);
+    for (const c of items) if (c.id !== undefined) ctx.io.out(`${terminalSafe(c.id)}\n`);
     return;
   }
   await writeList(ctx, items, CALL_COLUMNS, raw);

@@ -3,6 +3,7 @@ import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError, ValidationError } from '../../errors.js';
 import type { CheckFields, FieldName } from '../../eligibility/request.js';
+import { terminalSafe } from '../../output/safe.js';
 
 export function register(parent: Command): void {
   parent
@@ -254,7 +255,7 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     return;
   }
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${submitted.id}\n`);
+    ctx.io.out(`${terminalSafe(submitted.id)}\n`);
     return;
   }
   const { writeRecord } = await import('../../output/writer.js');

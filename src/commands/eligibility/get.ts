@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { terminalSafe } from '../../output/safe.js';
 
 export function register(parent: Command): void {
   parent
@@ -25,7 +26,7 @@ export async function run(opts: { args: string[] }, ctx: Context): Promise<void>
   const { getEligibility } = await import('../../api/eligibility.js');
   const { check, raw } = await getEligibility(client, id);
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${check.id}\t${check.status ?? ''}\n`);
+    ctx.io.out(`${terminalSafe(check.id)}\t${terminalSafe(check.status)}\n`);
     return;
   }
   const { writeCheck } = await import('../../eligibility/render.js');

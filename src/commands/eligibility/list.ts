@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { terminalSafe } from '../../output/safe.js';
 
 const STATUSES = ['in-progress', 'completed', 'queued'];
 
@@ -43,7 +44,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { listEligibility } = await import('../../api/eligibility.js');
   const { checks, raw } = await listEligibility(client, { patient: opts.patient, status: opts.status, limit });
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const c of checks) ctx.io.out(`${c.id}\n`);
+    for (const c of checks) ctx.io.out(`${terminalSafe(c.id)}\n`);
     return;
   }
   const { writeChecks } = await import('../../eligibility/render.js');

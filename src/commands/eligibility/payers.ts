@@ -9,6 +9,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError, MalformedResponseError } from '../../errors.js';
 import type { HttpClient } from '../../api/http.js';
 import type { PayerRow } from '../../api/eligibility.js';
+import { terminalSafe } from '../../output/safe.js';
 
 export function register(parent: Command): void {
   parent
@@ -151,9 +152,11 @@ export function payerNote(k: KnownPayers): string {
 
 /** The payers as aligned text (for stderr, where the writer's tables do not go). */
 export function payersText(rows: PayerRow[]): string {
-  const w = Math.max(8, ...rows.map((r) => r.payer_id.length));
+  // The service's words: inert before aligning.
+  const shown = rows.map((r) => ({ id: terminalSafe(r.payer_id), name: terminalSafe(r.name), parent: terminalSafe(r.parent) }));
+  const w = Math.max(8, ...shown.map((r) => r.id.length));
   const lines = [`  ${'PAYER ID'.padEnd(w)}  NAME`];
-  for (const r of rows) lines.push(`  ${r.payer_id.padEnd(w)}  ${r.name}${r.parent ? ` (${r.parent})` : ''}`);
+  for (const r of shown) lines.push(`  ${r.id.padEnd(w)}  ${r.name}${r.parent ? ` (${r.parent})` : ''}`);
   return lines.join('\n') + '\n';
 }
 
@@ -180,7 +183,7 @@ export async function run(opts: { probe?: boolean; refresh?: boolean }, ctx: Con
   const known = opts.probe || opts.refresh ? await probePayers(ctx, await ctx.client()) : await knownPayers(ctx);
   if (known.rows.length === 0) throw new CliError('No supported payers are known.', 1);
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const r of known.rows) if (r.payer_id) ctx.io.out(`${r.payer_id}\n`);
+    for (const r of known.rows) if (r.payer_id) ctx.io.out(`${terminalSafe(r.payer_id)}\n`);
     return;
   }
   const { writeList } = await import('../../output/writer.js');

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError, InterruptedError, UsageError, WaitTimeoutError, ValidationError } from '../../errors.js';
 import type { EligibilityCheck } from '../../api/types.js';
 import type { HttpClient } from '../../api/http.js';
+import { terminalSafe } from '../../output/safe.js';
 
 export function register(parent: Command): void {
   parent
@@ -111,7 +112,8 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
       onRound: (states) => {
         const counts = new Map<string, number>();
         for (const st of states.values()) {
-          const k = st.kind === 'pending' ? st.status : st.kind === 'done' ? String(st.value.status) : 'not found';
+          // The service's status words go on the live line: inert.
+          const k = terminalSafe(st.kind === 'pending' ? st.status : st.kind === 'done' ? String(st.value.status) : 'not found');
           counts.set(k, (counts.get(k) ?? 0) + 1);
         }
         statusText =

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { PhoneNumber } from '../../api/types.js';
 import { writeList } from '../../output/writer.js';
+import { terminalSafe } from '../../output/safe.js';
 
 interface Options {
   assistant?: string;
@@ -31,7 +32,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const { listPhoneNumbers } = await import('../../api/phoneNumbers.js');
   const { items, raw } = await listPhoneNumbers(client, { assistantId });
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const p of items) if (p.number !== undefined) ctx.io.out(`${p.number}\n`);
+    for (const p of items) if (p.number !== undefined) ctx.io.out(`${terminalSafe(p.number)}\n`);
     return;
   }
   await writeList<PhoneNumber>(

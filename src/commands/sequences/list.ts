@@ -3,6 +3,7 @@ import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { SequenceRecord } from '../../api/sequences.js';
+import { terminalSafe } from '../../output/safe.js';
 
 const STATUSES = ['in-progress', 'completed', 'failed', 'cancelled', 'queued', 'paused'];
 
@@ -42,7 +43,7 @@ export async function run(opts: { status?: string; limit?: string }, ctx: Contex
   if (limit) shown = shown.slice(0, limit);
   const { writeList } = await import('../../output/writer.js');
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    for (const s of shown) ctx.io.out(`${s.id}\n`);
+    for (const s of shown) ctx.io.out(`${terminalSafe(s.id)}\n`);
     return;
   }
   await writeList(

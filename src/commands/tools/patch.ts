@@ -6,6 +6,7 @@ import type { Tool, ToolFunction, ToolUpdate } from '../../api/types.js';
 import { readJsonArgument } from '../../input.js';
 import { writeHeading, writeList, writeRecord, type Column, type Field } from '../../output/writer.js';
 import { checkToolFunction } from './checkFunction.js';
+import { terminalSafe } from '../../output/safe.js';
 
 interface Options {
   async?: boolean;
@@ -99,7 +100,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   }
   const { tool, raw } = result;
   if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    ctx.io.out(`${tool.id ?? id}\n`);
+    ctx.io.out(`${terminalSafe(tool.id ?? id)}\n`);
     return;
   }
   const format = ctx.globals.format;
