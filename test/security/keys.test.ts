@@ -84,4 +84,36 @@ describe('the CLI never sends a stored key to another host', () => {
     expect(seen.map((h) => h.authorization)).toContain('Bearer sk_env_key');
     home.cleanup();
   });
+
+  it('a redirect is never followed, and `api` refuses a full URL to another host', async () => {
+    const home = tempDir();
+    const env = { ...baseEnv(home.dir), OUTREACH_API_KEY: 'sk_env_key' };
+    const elsewhere: IncomingHttpHeaders[] = [];
+    const other = createServer((req, res) => {
+      elsewhere.push(req.headers);
+      res.end('{}');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const redirecting = createServer((req, res) => {
+      res.writeHead(302, { location: `${otherUrl}/v1/call` });
+      res.end();
+    });
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    try {
+      const redirectUrl = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/v1`;
+      const r = await runCli(['calls', 'list'], { env: { ...env, OUTREACH_BASE_URL: redirectUrl } });
+      expect(r.code).not.toBe(0);
+      seen.length = 0;
+      const full = await runCli(['api', 'GET', `${otherUrl}/v1/call`, '--base-url', url], { env });
+      expect(full.code).toBe(2); // a full URL is refused: use --base-url for the host
+      expect(full.stderr).toContain('not a full URL');
+      expect(seen.length).toBe(0);
+      expect(elsewhere).toEqual([]); // neither the redirect nor the full URL reached the other host
+    } finally {
+      await new Promise<void>((r) => redirecting.close(() => r()));
+      await new Promise<void>((r) => other.close(() => r()));
+      home.cleanup();
+    }
+  });
 });
