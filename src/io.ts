@@ -1,5 +1,6 @@
 // Where a command reads and writes, and what the terminal allows: TTY detection, colour, prompting.
 // Tests build one over buffers with `createTestIo`.
+import { jsonTerminalSafe } from './output/safe.js';
 import type { ChalkInstance } from 'chalk';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 
@@ -70,8 +71,11 @@ export function createIo(
     colorErr,
     canPrompt,
     columns: (streams.stdout as { columns?: number }).columns ?? (Number(env.COLUMNS) || 100),
-    out: (text) => void streams.stdout.write(text),
-    err: (text) => void streams.stderr.write(text),
+    // Last net for terminals: the characters JSON.stringify leaves raw (C1 controls such as a one-byte
+    // CSI, bidi overrides) become \u escapes. Everything else has been made safe where it was
+    // formatted (src/output/safe.ts); JSON stays valid and parses to the same value.
+    out: (text) => void streams.stdout.write(jsonTerminalSafe(text)),
+    err: (text) => void streams.stderr.write(jsonTerminalSafe(text)),
     chalk: async () => (chalkOut ??= await makeChalk(color)),
     chalkErr: async () => (chalkErr ??= await makeChalk(colorErr)),
   };

@@ -47,8 +47,8 @@ const JSON_UNESCAPED = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2
 
 /**
  * JSON text (from JSON.stringify) made inert for a terminal by writing the characters JSON.stringify
- * leaves raw as \uXXXX escapes: still valid JSON that parses to the same value. For reports on
- * stderr (the error report of --json); `-o json` on stdout stays byte for byte what the service sent.
+ * leaves raw as \uXXXX escapes: still valid JSON that parses to the same value. Applied by the io
+ * to everything written (src/io.ts), so `-o json`/`ndjson` hold the service's values, escaped.
  */
 export function jsonTerminalSafe(jsonText: string): string {
   return jsonText.replace(JSON_UNESCAPED, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);

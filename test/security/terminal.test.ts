@@ -79,11 +79,12 @@ describe('names and values from the service, piped', () => {
     expectClean(r);
     expect(r.stdout).toContain(`1\t${SHOWN}\tactive\tdue${SHOWN}`);
 
-    // -o json: exactly the body, the escapes JSON-escaped.
+    // -o json: the body's values exactly, every control and bidi character JSON-escaped (C1 and
+    // bidi too, which JSON.stringify leaves raw).
     serve('GET', /sequence-definitions$/, defs);
     const j = await run(['definitions', 'list', '-o', 'json']);
-    expect(j.stdout).toBe(`${JSON.stringify(defs, null, 2)}\n`);
-    expect(j.stdout).toContain('\\u001b]0;pwned\\u0007Ann\\u001b[2J\u009b31m\u202eevil');
+    expect(j.stdout).toBe(`${jsonTerminalSafe(JSON.stringify(defs, null, 2))}\n`);
+    expect(j.stdout).toContain('\\u001b]0;pwned\\u0007Ann\\u001b[2J\\u009b31m\\u202eevil');
     expect(JSON.parse(j.stdout)[0].name).toBe(EVIL);
 
     serve('GET', /sequence-definitions$/, defs);
@@ -330,7 +331,8 @@ describe('-o csv and -o tsv', () => {
     expect(r.stdout).toContain(`3\t-2+3\t`);
     serve('GET', /\/phone-number$/, records);
     const j = await run(['phone-numbers', 'list', '-o', 'json']);
-    expect(j.stdout).toBe(`${JSON.stringify(records, null, 2)}\n`);
+    expect(j.stdout).toBe(`${jsonTerminalSafe(JSON.stringify(records, null, 2))}\n`);
+    expect(JSON.parse(j.stdout)).toEqual(records);
   });
 });
 
