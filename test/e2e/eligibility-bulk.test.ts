@@ -44,29 +44,44 @@ function readResults(path: string): Array<Record<string, string>> {
 async function startProxy(target: string, hook: (req: IncomingMessage, res: ServerResponse, body: string, n: number) => boolean | Promise<boolean>) {
   const t = new URL(target);
   let posts = 0;
+  let active = 0;
   const server = createServer(async (req, res) => {
-    let body = '';
-    for await (const c of req) body += c;
-    const n = req.method === 'POST' ? ++posts : 0;
-    if (await hook(req, res, body, n)) return;
-    const fwd = httpRequest(
-      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
-      (up) => {
-        let data = '';
-        up.on('data', (d) => (data += d));
-        up.on('end', () => {
-          res.writeHead(up.statusCode ?? 502, { 'content-type': 'application/json' });
-          res.end(data);
-        });
-      },
-    );
-    fwd.end(body);
+    // Counted until the sandbox has answered: a client gone (Ctrl-C) does not stop a held request.
+    active++;
+    try {
+      let body = '';
+      for await (const c of req) body += c;
+      const n = req.method === 'POST' ? ++posts : 0;
+      if (await hook(req, res, body, n)) return;
+      await new Promise<void>((done) => {
+        const fwd = httpRequest(
+          { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
+          (up) => {
+            let data = '';
+            up.on('data', (d) => (data += d));
+            up.on('end', () => {
+              res.writeHead(up.statusCode ?? 502, { 'content-type': 'application/json' });
+              res.end(data);
+              done();
+            });
+          },
+        );
+        fwd.on('error', () => done());
+        fwd.end(body);
+      });
+    } finally {
+      active--;
+    }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/v1`,
     posts: () => posts,
+    /** Resolves once every request the proxy took has been answered or dropped (none still on its way to the sandbox). */
+    idle: async () => {
+      while (active > 0) await new Promise((r) => setTimeout(r, 10));
+    },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }
@@ -161,6 +176,9 @@ describe('eligibility check --csv', () => {
       const partial = (await checksFor('INT-')).length;
       expect(partial).toBeGreaterThan(0);
       expect(partial).toBeLessThan(30);
+      // Requests the proxy still holds reach the sandbox after the client has gone: let them land
+      // first, or the re-run's lookup races them (and rightly reports those rows unknown, exit 7).
+      await proxy.idle();
       const r = await runCli(['eligibility', 'check', '--csv', csv], { env });
       expect(r.code, r.stderr).toBe(0);
       const all = await checksFor('INT-');
