@@ -13,30 +13,11 @@ import { phoneNumberRoutes } from './routes/phoneNumbers.js';
 import { sequenceRoutes } from './routes/sequences.js';
 import { toolRoutes } from './routes/tools.js';
 import { schemaErrorFormatter, validatorCompiler } from './validation.js';
+import { nestedDeeperThan } from '../util/jsonDepth.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Objects and arrays inside one another, at most (the deepest real body is about 6). */
 export const MAX_JSON_DEPTH = 64;
-
-/**
- * Whether a JSON text nests objects/arrays deeper than `max`. Checked before parsing: a 20 KB body of
- * 10,000 `[` parses, but every recursive walk after it (validation, JSON.stringify) overflows the stack.
- */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 
 const PUBLIC_PATHS = new Set(['/v1/health', '/v1/openapi.json']);
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -57,29 +57,6 @@ export function shown(v: unknown): string {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' ? shown(v) : undefined);
 
-/**
- * True when JSON text nests arrays/objects deeper than `max` (a scan that cannot overflow the
- * stack, unlike JSON.stringify on what JSON.parse gave). For text that parsed as JSON.
- */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return false;
-}
-
 /** 92000 → "1m32s". */
 export function shortDuration(ms: unknown): string | undefined {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;

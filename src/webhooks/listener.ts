@@ -7,7 +7,8 @@
 // idle or unfinished one giving way to a new one, so deliveries keep coming through a slowloris.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { checkAuthorization, classify, nestedDeeperThan, summarise, type DeliveryKind } from './classify.js';
+import { checkAuthorization, classify, summarise, type DeliveryKind } from './classify.js';
+import { nestedDeeperThan } from '../util/jsonDepth.js';
 import { withDeadline } from '../util/deadline.js';
 
 export { shown } from './classify.js';

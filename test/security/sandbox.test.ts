@@ -10,7 +10,7 @@ import { run as runSandboxCommand } from '../../src/commands/sandbox.js';
 import { createContext, type GlobalOptions } from '../../src/context.js';
 import { createTestIo } from '../../src/io.js';
 import { prep } from '../../src/sandbox/db.js';
-import { nestedDeeperThan } from '../../src/sandbox/server.js';
+import { nestedDeeperThan } from '../../src/util/jsonDepth.js';
 import { describeListenHost, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { client, sandbox, type Answer, type Call } from '../sandbox/helpers.js';
 

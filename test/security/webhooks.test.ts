@@ -6,7 +6,8 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseEnv, tempDir } from '../helpers/cli.js';
 import { Listener, sleep, target, waitFor, type Target } from '../helpers/listener.js';
-import { nestedDeeperThan, shown } from '../../src/webhooks/classify.js';
+import { shown } from '../../src/webhooks/classify.js';
+import { nestedDeeperThan } from '../../src/util/jsonDepth.js';
 import { DEFAULT_LIMITS, parseLimits } from '../../src/webhooks/listener.js';
 
 const SECRET = 'whsec-sec-5d0c2b81';
