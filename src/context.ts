@@ -7,6 +7,7 @@ import type { Io } from './io.js';
 import type { Format } from './output/format.js';
 import type { Prompter } from './prompt.js';
 import { terminalSafe } from './output/safe.js';
+import { realClock, type Clock } from './util/clock.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -26,6 +27,8 @@ export interface Context {
   globals: GlobalOptions;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
+  /** Time and waiting (virtual in tests): every backoff, quiet period and poll interval sleeps here. */
+  clock: Clock;
   now(): Date;
   /** Writes a --debug line to stderr (already redacted by the caller). */
   debug(line: string): void;
@@ -46,7 +49,7 @@ export interface ContextDeps {
   env: NodeJS.ProcessEnv;
   globals: GlobalOptions;
   signal: AbortSignal;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 export function createContext(deps: ContextDeps): Context {
@@ -54,13 +57,15 @@ export function createContext(deps: ContextDeps): Context {
   let storePromise: Promise<ProfileStore> | undefined;
   let settingsPromise: Promise<Settings> | undefined;
   const clients: HttpClient[] = [];
+  const clock = deps.clock ?? realClock;
   const ctx: Context = {
     io,
     env,
     globals,
     signal,
     handlesInterrupt: false,
-    now: deps.now ?? (() => new Date()),
+    clock,
+    now: () => new Date(clock.now()),
     debug: (line) => {
       if (globals.debug) io.err(`[debug] ${line}\n`);
     },

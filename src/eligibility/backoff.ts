@@ -22,30 +22,8 @@ export function pollDelay(attempt: number, opts: BackoffOptions, random: () => n
   return Math.max(1, Math.min(opts.maxMs, Math.round(base * scale)));
 }
 
-export interface Clock {
-  now(): number;
-  /** Resolves after ms, or rejects when the signal aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  random(): number;
-}
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-  random: Math.random,
-};
+import type { Clock } from '../util/clock.js';
+export { realClock, type Clock } from '../util/clock.js';
 
 /**
  * What one poll of one id gave: done (with a result), still pending (with a status), a failure, or

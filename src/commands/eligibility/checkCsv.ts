@@ -140,7 +140,6 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     // 4. Submit.
     const client = await ctx.client();
     const api = await import('../../api/eligibility.js');
-    const { realClock } = await import('../../eligibility/backoff.js');
     journal = await bulk.Journal.open(bulk.journalPath(csvPath));
     const progress = makeProgress(ctx, rows.length);
     progressTimer = progress.timer;
@@ -148,7 +147,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     const deps = {
       submit: async (body: import('../../api/types.js').EligibilityRequest) => (await api.submitEligibility(client, body, { maxRetries: 0 })).submitted,
       lookup: async (key: string) => (await api.listEligibility(client, { patient: key, limit: 1000 })).checks,
-      clock: realClock,
+      clock: ctx.clock,
       signal: ctx.signal,
       journal,
       state,
@@ -179,7 +178,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
         if (!ctx.globals.quiet) ctx.info(`Waiting for ${ids.length} check(s) to complete…`);
         const outcome = await watchAll<import('../../api/types.js').EligibilityCheck>({
           ids,
-          clock: realClock,
+          clock: ctx.clock,
           signal: ctx.signal,
           timeoutMs: timeoutSec * 1000,
           backoff: { ...DEFAULT_BACKOFF, maxMs: intervalSec * 1000 },

@@ -66,7 +66,7 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 /** Watches checks to completion and prints the result; throws the worst outcome's error. */
 export async function watchChecks(ctx: Context, client: HttpClient, ids: number[], s: WatchSettings): Promise<void> {
   const { getEligibility } = await import('../../api/eligibility.js');
-  const { watchAll, realClock, DEFAULT_BACKOFF } = await import('../../eligibility/backoff.js');
+  const { watchAll, DEFAULT_BACKOFF } = await import('../../eligibility/backoff.js');
   const { verdictFor, worstExit, pollResultFor } = await import('../../eligibility/verdict.js');
   const { fateOf } = await import('../../api/errors.js');
   const raws = new Map<number, unknown>();
@@ -91,7 +91,7 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
   try {
     outcome = await watchAll<EligibilityCheck>({
       ids,
-      clock: realClock,
+      clock: ctx.clock,
       signal: ctx.signal,
       timeoutMs: s.timeoutSec * 1000,
       backoff: { ...DEFAULT_BACKOFF, maxMs: s.intervalSec * 1000 },
