@@ -2,7 +2,7 @@
 // batch answers may come as {success, data} or bare; `created` of a batch answer may be missing;
 // error and warning items may have any shape (read by src/batch/answer.ts).
 import type { BatchRequest, BatchRow, Sequence, SequenceMetricsEntry, SequenceUpdate } from './types.js';
-import type { HttpClient } from './http.js';
+import type { HttpClient, RequestOptions } from './http.js';
 import { API_FIELDS, normalise, readBool, readInt, readList, readOne, withId } from './read.js';
 
 const BASE = '/sequence-manager/sequences';
@@ -53,6 +53,8 @@ export function readBatchResult(data: unknown): BatchResult {
 export interface BatchOptions {
   validateOnly: boolean;
   nextActivityDate?: string;
+  /** Told of each failed attempt the http core retries (a run's pacer learns of 429/503 here). */
+  onRetry?: RequestOptions['onRetry'];
 }
 
 /**
@@ -63,7 +65,7 @@ export interface BatchOptions {
 export async function postBatch(client: HttpClient, definitionId: number, rows: BatchRow[], opts: BatchOptions): Promise<BatchResult> {
   const body: BatchRequest = { sequence_definition_id: definitionId, rows, validate_only: opts.validateOnly };
   if (opts.nextActivityDate) body.next_activity_date = opts.nextActivityDate;
-  const res = await client.post<unknown>(`${BASE}/batch`, body, { idempotent: opts.validateOnly });
+  const res = await client.post<unknown>(`${BASE}/batch`, body, { idempotent: opts.validateOnly, onRetry: opts.onRetry });
   return readBatchResult(res.data);
 }
 
