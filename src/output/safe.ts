@@ -9,9 +9,7 @@ const NAMED: Record<string, string> = { '\x1b': '\\e', '\x07': '\\a', '\b': '\\b
 // C0 controls, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), and the Unicode
 // bidirectional overrides and isolates, which can make a line read differently than it is
 // ("Trojan Source"). Line separators U+2028/U+2029 break lines on some terminals.
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
 const UNSAFE_KEEP_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function visible(ch: string): string {
@@ -42,7 +40,6 @@ export function terminalSafe(value: unknown, options: TerminalSafeOptions = {}):
 }
 
 // What JSON.stringify leaves raw but a terminal may act on: C1 controls, bidi overrides, line separators.
-// eslint-disable-next-line no-control-regex
 const JSON_UNESCAPED = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**

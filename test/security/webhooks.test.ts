@@ -258,7 +258,6 @@ describe('the terminal line', () => {
     await Promise.race([r.done, sleep(2000)]);
     expect(r.data).toMatch(/^HTTP\/1\.1 200/);
     await waitFor(() => l.stdout.trim().split('\n').length >= 2, 5000, '2 lines');
-    // eslint-disable-next-line no-control-regex
     expect(l.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
     expect(l.stdout).toContain('\\e]0;pwned\\a');
     expect(l.stdout).toContain('\\e[2J');
