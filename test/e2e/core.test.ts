@@ -207,8 +207,8 @@ describe('login, profiles and auth status', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"profiles": {');
   });
 
-  it('an unreadable config file is reported by name', async () => {
-    if (process.getuid?.() === 0) return; // root reads everything; the corrupt-file case covers the path
+  // Root reads everything, so the case cannot happen there (the corrupt-file case covers the path).
+  it.skipIf(process.getuid?.() === 0)('an unreadable config file is reported by name', async () => {
     const file = join(tmp.dir, 'config.json');
     writeFileSync(file, '{}');
     chmodSync(file, 0o000);
