@@ -1,16 +1,16 @@
-// The batch journal: an append-only NDJSON file, fsynced record by record, that says for every
-// create chunk what was about to be sent (intent, BEFORE the request) and what came of it (result,
+// The batch journal, written through the journal engine (src/journal/file.ts: append-only, each
+// record fsynced, one damage rule), says for every create chunk what was about to be sent (intent, BEFORE the request) and what came of it (result,
 // AFTER). Whatever stops a run — Ctrl-C, a timeout, a dropped connection, a 5xx, a crash — the
 // journal tells which rows were created, which were never sent and which are unknown; `--resume`
 // reads it and settles the unknown ones before sending anything.
 //
 // Kept minimal on purpose: CSV line numbers, sequence ids and, per row, a keyed hash of the E.164
-// phone number (src/journal/phoneHash.ts: the key stays in the user's config dir, so the journal
+// phone number (src/journal/hashing.ts: the key stays in the user's config dir, so the journal
 // alone does not reveal the numbers). No names, no dates of birth, no phone numbers in clear: the
 // hash is enough to recognise the row among the organisation's sequences and to notice a file
 // changed since.
 import { createHash } from 'node:crypto';
-import { readFile, type FileHandle } from 'node:fs/promises';
+import { checkHeader, readRecords } from '../journal/file.js';
 
 /** 2: phone hashes keyed (key_id); 1: salted only, still read so an older run can be resumed. */
 export const JOURNAL_VERSION = 2;
@@ -18,6 +18,8 @@ const READABLE_VERSIONS = [1, 2];
 
 export interface BeginRecord {
   type: 'begin';
+  /** Absent in journals written before the eligibility bulk journal shared the engine. */
+  kind?: 'sequences-batch';
   v: number;
   at: string;
   /** The service's clock (Date header) when the run began, if it sent one. */
@@ -39,7 +41,7 @@ export interface IntentRecord {
   chunk: number;
   at: string;
   lines: number[];
-  /** The phone hash of each row (src/journal/phoneHash.ts), in the order of `lines`. */
+  /** The phone hash of each row (src/journal/hashing.ts), in the order of `lines`. */
   phones: string[];
 }
 export interface CreatedRow {
@@ -162,74 +164,10 @@ export function replay(records: readonly JournalRecord[]): JournalState {
   return state;
 }
 
-/** A journal parse problem: the file is not a journal, or is damaged before its last line. */
-export class JournalError extends Error {
-  override name = 'JournalError';
-}
-
-/** Reads a journal file; a torn last line (a crash mid-write) is ignored, other damage throws. */
+/** Reads a batch journal (undefined when there is none); damage or another command's journal is refused (exit 2). */
 export async function readJournal(path: string): Promise<JournalRecord[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const lines = text.split('\n');
-  const records: JournalRecord[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.trim() === '') continue;
-    try {
-      const rec = JSON.parse(l) as JournalRecord;
-      if (!rec || typeof rec !== 'object' || typeof rec.type !== 'string') throw new Error('not a record');
-      records.push(rec);
-    } catch {
-      const isLast = lines.slice(i + 1).every((x) => x.trim() === '');
-      if (isLast && !text.endsWith('\n')) break; // torn final write
-      throw new JournalError(`${path}, line ${i + 1}: not a journal record (the file is damaged or not a batch journal)`);
-    }
-  }
-  if (records.length && records[0]!.type !== 'begin') throw new JournalError(`${path}: does not start with a begin record; not a batch journal`);
-  const begin = records[0] as BeginRecord | undefined;
-  if (begin && !READABLE_VERSIONS.includes(begin.v)) throw new JournalError(`${path}: journal version ${begin.v} is not supported by this version of outreach`);
-  return records;
-}
-
-/** An open journal: append() returns once the record is on disk (fsync). */
-export class JournalWriter {
-  private constructor(
-    readonly path: string,
-    private readonly fh: FileHandle,
-  ) {}
-
-  /** Opens (creates, 0600) the journal; a symlink or non-regular file there is refused (exit 2). */
-  static async open(path: string): Promise<JournalWriter> {
-    const { openAppendOnly } = await import('../util/files.js');
-    const fh = await openAppendOnly(path);
-    try {
-      // A torn last line from a crash: start our records on a fresh line (read through the same fd,
-      // so no second open can be redirected).
-      const { size } = await fh.stat();
-      if (size > 0) {
-        const buf = Buffer.alloc(1);
-        await fh.read(buf, 0, 1, size - 1);
-        if (buf[0] !== 0x0a) await fh.write('\n');
-      }
-    } catch (err) {
-      await fh.close().catch(() => undefined);
-      throw err;
-    }
-    return new JournalWriter(path, fh);
-  }
-
-  async append(record: JournalRecord): Promise<void> {
-    await this.fh.write(`${JSON.stringify(record)}\n`);
-    await this.fh.sync();
-  }
-
-  async close(): Promise<void> {
-    await this.fh.close().catch(() => undefined);
-  }
+  const records = await readRecords(path);
+  if (!records?.length) return undefined;
+  checkHeader(path, records, 'sequences-batch', READABLE_VERSIONS, 'sequences-batch');
+  return records as unknown as JournalRecord[];
 }

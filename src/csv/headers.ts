@@ -202,3 +202,35 @@ function findField(targets: Map<string, MergedTarget>, field: string): string {
     `--map refers to field "${field}", which is not known; fields are ${[...targets.keys()].join(', ')} (or - to ignore the column)`,
   );
 }
+
+/**
+ * The one report of header problems for every command that reads a patient file: columns that
+ * match a field twice, a column that could be two fields, and (unless the caller asks for them
+ * interactively) required fields with no column. A usage error (exit 2) naming the file and its
+ * header line, or undefined when the header is usable. `describe` may add what a field means.
+ */
+export function headerProblemsError(
+  file: string,
+  headerLine: number,
+  match: HeaderMatch,
+  opts: { missing: boolean; describe?: (field: string) => string; fields: readonly string[] },
+): UsageErrorLike | undefined {
+  const describe = opts.describe ?? ((f: string) => f);
+  const problems = [
+    ...(opts.missing ? match.missingRequired.map((f) => `no column for ${describe(f)}`) : []),
+    ...match.duplicates.map((d) => `columns ${d.columns.map((c) => `"${c}"`).join(' and ')} all match ${d.field}`),
+    ...match.ambiguous.map((a) => `column "${a.column}" could be ${a.fields.join(' or ')}`),
+  ];
+  if (!problems.length) return undefined;
+  const example = match.missingRequired[0] ? `--map "${match.ignored[0] ?? 'COLUMN'}=${match.missingRequired[0]}"` : '--map "COLUMN=field"';
+  return {
+    message: `${file}, line ${headerLine}: ${problems.join('; ')}. Nothing was sent.`,
+    hint: `Rename the columns, or say which column feeds which field with ${example} (COLUMN=- ignores a column). Fields: ${opts.fields.join(', ')}.`,
+  };
+}
+
+/** A message and hint for a UsageError (kept free of the errors module so this file stays pure). */
+export interface UsageErrorLike {
+  message: string;
+  hint: string;
+}

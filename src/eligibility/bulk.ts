@@ -18,7 +18,7 @@ import { readInt } from '../api/read.js';
 import { ApiError, AuthError, IncompleteError } from '../errors.js';
 import { openAppendOnlySync } from '../util/files.js';
 import type { Clock } from './backoff.js';
-import { Pacer } from './pacer.js';
+import { Pacer } from '../util/pacer.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
 
 export type RowResult = 'accepted' | 'already-submitted' | 'invalid' | 'rejected' | 'unknown' | 'not-sent';

@@ -226,7 +226,8 @@ describe('interrupted create and --resume', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'after' });
     try {
-      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
+      // One chunk at a time, so "chunk 3 never sent" is exact; concurrent chunks: batch-concurrency.test.ts.
+      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2', '--concurrency', '1'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
       expect(r.code, r.stderr).toBe(7);
       expect(r.stderr).toContain(`To continue: outreach sequences batch ${file} --definition 1 --out ${out} --resume --yes`);
       expect(r.stderr).toContain('100 rows created, 100 unknown, 50 not sent');
@@ -262,7 +263,7 @@ describe('interrupted create and --resume', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { dropCreate: 2, when: 'before' });
     try {
-      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
+      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2', '--concurrency', '1'], { env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }) });
       expect(r.code, r.stderr).toBe(7);
     } finally {
       await proxy.close();
@@ -318,7 +319,8 @@ describe('Ctrl-C during a create', () => {
     const out = join(tmp.dir, 'results.csv');
     const proxy = await startProxy(sbx.baseUrl, { delayCreateMs: 800 });
     try {
-      const child = spawn(process.execPath, [BIN, 'sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], {
+      // One chunk at a time: the order below is exact (concurrent Ctrl-C: batch-concurrency.test.ts).
+      const child = spawn(process.execPath, [BIN, 'sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2', '--concurrency', '1'], {
         env: sbx.env(tmp.dir, { OUTREACH_BASE_URL: proxy.url }),
         cwd: ROOT,
       });
@@ -361,7 +363,7 @@ describe('the journal lock', () => {
       expect(existsSync(`${out}.journal.ndjson.lock`)).toBe(true);
       const second = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--resume'], { env });
       expect(second.code).toBe(2);
-      expect(second.stderr).toContain('Another batch run is using the journal');
+      expect(second.stderr).toContain('Another run is using the journal');
       const r1 = await first;
       expect(r1.code, r1.stderr).toBe(0);
     } finally {

@@ -212,7 +212,7 @@ describe('a create that fails after the service may have acted', () => {
       },
       Infinity,
     );
-    const r = await create(file, ['--request-timeout', '1']);
+    const r = await create(file, ['--request-timeout', '1', '--concurrency', '1']); // chunk 3 exactly never sent
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toContain('100 rows created, 100 unknown, 50 not sent');
 

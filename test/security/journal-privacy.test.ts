@@ -6,7 +6,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOURNAL_KEY_FILE, keyedHash, phoneHashing, saltedHash } from '../../src/journal/phoneHash.js';
+import { JOURNAL_KEY_FILE, keyedHash, phoneHashing, saltedHash } from '../../src/journal/hashing.js';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { sandboxRequest, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -97,7 +97,8 @@ describe('a batch journal on disk', () => {
     const cfg = join(tmp.dir, 'cfg');
     const proxy = await dropFirstCreateAfterActing();
     try {
-      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2'], {
+      // One chunk at a time: exactly the first chunk's 100 rows are journalled.
+      const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--yes', '--out', out, '--request-timeout', '2', '--concurrency', '1'], {
         env: sbx.env(cfg, { OUTREACH_BASE_URL: proxy.url }),
       });
       expect(r.code, r.stderr).toBe(7);

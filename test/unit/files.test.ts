@@ -14,7 +14,7 @@ import {
   SymlinkRefusedError,
   writeFileAtomic,
 } from '../../src/util/files.js';
-import { acquireLock } from '../../src/util/lock.js';
+import { acquireLock } from '../../src/journal/lock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'outreach-files-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock, LockedError } from '../../src/util/lock.js';
+import { acquireLock, LockedError } from '../../src/journal/lock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'outreach-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -119,7 +119,7 @@ describe('acquireLock across processes', () => {
   let bundle: string;
   beforeAll(async () => {
     bundle = join(dir, 'lock.mjs');
-    await build({ entryPoints: ['src/util/lock.ts'], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+    await build({ entryPoints: ['src/journal/lock.ts'], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
   });
 
   it('exactly one of several racing processes takes over a stale lock', async () => {

@@ -12,10 +12,8 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   for (const k of SINGLE_ONLY) {
     if (opts[k] !== undefined) throw new UsageError(`--csv takes every field from the file; drop --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.`);
   }
-  const concurrency = opts.concurrency === undefined ? 4 : Number(opts.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) {
-    throw new UsageError(`Invalid --concurrency "${opts.concurrency}": give a whole number from 1 to 32.`);
-  }
+  const { parseConcurrency } = await import('../../util/concurrency.js');
+  const concurrency = parseConcurrency(opts.concurrency, 4);
   const { parseSeconds } = await import('./watch.js');
   const intervalSec = parseSeconds(opts.interval, '--interval', 10);
   const timeoutSec = parseSeconds(opts.timeout, '--timeout', 300);
@@ -82,7 +80,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   }
 
   // 2. The lock, then the journal: two runs on the same file cannot both submit.
-  const { acquireLock, LockedError } = await import('../../util/lock.js');
+  const { acquireLock, LockedError } = await import('../../journal/lock.js');
   let lock;
   try {
     lock = await acquireLock(bulk.lockPath(csvPath));

@@ -10,7 +10,7 @@ export function register(parent: Command): void {
     .command('batch')
     .description(
       'Create sequences from a patient CSV (the main job): local checks with line numbers, a validate_only pass,\n' +
-        'a confirmation, then chunks of 100, each journalled so an interrupted run can be resumed safely',
+        'a confirmation, then chunks of 100 (4 in flight), each journalled so an interrupted run can be resumed safely',
     )
     .argument('<file.csv>', 'patient file (CSV; , ; or tab; UTF-8 or Windows-1252)')
     .option('--definition <id>', 'sequence definition the rows are for (outreach definitions list)')
@@ -25,6 +25,7 @@ export function register(parent: Command): void {
     .option('--skip-invalid', 'create the valid rows even when some rows are invalid (they are reported and skipped)')
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .option('--resume', "continue a stopped run from its journal: sends the rows never sent; looks for the rows whose creation is unknown among the service's sequences first")
+    .option('--concurrency <n>', 'chunks of 100 rows in flight at once, validate and create passes (1 to 32, default 4)')
     .option('--resend-unknown', 'with --resume: also send the rows whose creation stayed unknown (after a person has checked they were not created)')
     .addOption(new Option('--journal <file>', 'journal path (default: <out or file>.journal.ndjson)').hideHelp())
     .addHelpText(
@@ -74,6 +75,7 @@ interface Opts {
   resume?: boolean;
   resendUnknown?: boolean;
   journal?: string;
+  concurrency?: string;
 }
 
 export function parseDefinitionId(raw: string | undefined, flag = '--definition'): number | undefined {
@@ -114,6 +116,8 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
   if (definition === undefined && !opts.resume && !(opts.dryRun && opts.definitionFile)) {
     throw new UsageError('Missing --definition <id>: which sequence definition the rows are for (see `outreach definitions list`).');
   }
+  const { parseConcurrency } = await import('../../util/concurrency.js');
+  const concurrency = parseConcurrency(opts.concurrency, 4);
   const { runBatch } = await import('../../batch/runner.js');
   await runBatch(
     {
@@ -132,6 +136,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
       resume: Boolean(opts.resume),
       resendUnknown: Boolean(opts.resendUnknown),
       journal: opts.journal,
+      concurrency,
     },
     ctx,
   );

@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readBatchResult } from '../../../src/api/sequences.js';
-import { JournalError, JournalWriter, readJournal, replay, type JournalRecord } from '../../../src/batch/journal.js';
+import { readJournal, replay, type JournalRecord } from '../../../src/batch/journal.js';
+import { JournalWriter } from '../../../src/journal/file.js';
+import { UsageError } from '../../../src/errors.js';
 import { makeRowChecker } from '../../../src/batch/rows.js';
-import { lineList, resumeCommand, shellQuote } from '../../../src/batch/runner.js';
+import { resumeCommand } from '../../../src/batch/continue.js';
+import { lineList, shellQuote } from '../../../src/journal/words.js';
 
 describe('row checker', () => {
   const mapping = [
@@ -102,7 +105,8 @@ describe('journal', () => {
       await w.append({ type: 'resume', at: 't' });
       await w.close();
       expect(readFileSync(p, 'utf8').split('\n')[2]).toBe('{"type":"resume","at":"t"}');
-      await expect(readJournal(p)).rejects.toBeInstanceOf(JournalError); // the torn line is now in the middle
+      await expect(readJournal(p)).rejects.toBeInstanceOf(UsageError); // the torn line is now in the middle: damage, exit 2
+      await expect(readJournal(p)).rejects.toThrow(/line 2 is not a journal record.*nothing was sent/);
       expect(await readJournal(join(dir, 'none'))).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { payersFromBody, unsupportedPayerList } from '../../../src/api/eligibili
 import { ApiError } from '../../../src/errors.js';
 import { DEFAULT_BACKOFF, pollDelay, watchAll, type Clock, type PollResult } from '../../../src/eligibility/backoff.js';
 import { checkRow } from '../../../src/eligibility/bulk.js';
-import { Pacer } from '../../../src/eligibility/pacer.js';
+import { Pacer } from '../../../src/util/pacer.js';
 import { buildRequest, checkField, checkFields, fieldsFromBody } from '../../../src/eligibility/request.js';
 import { verdictFor, worstExit } from '../../../src/eligibility/verdict.js';
 

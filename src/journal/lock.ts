@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { PRIVATE_MODE, SymlinkRefusedError } from './files.js';
+import { PRIVATE_MODE, SymlinkRefusedError } from '../util/files.js';
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -215,4 +215,27 @@ function isAlive(pid: number): boolean {
 
 function ignoreMissing(err: unknown): void {
   if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+}
+
+/**
+ * Takes the lock of a run's journal, in the words every resumable command uses: another run holding
+ * it is exit 2 and nothing is sent. `journal` names the journal the lock protects.
+ */
+export async function lockJournal(
+  lockPath: string,
+  journal: string,
+  warn: (text: string) => Promise<void>,
+): Promise<Lock> {
+  const { UsageError } = await import('../errors.js');
+  let lock: Lock;
+  try {
+    lock = await acquireLock(lockPath);
+  } catch (err) {
+    if (err instanceof LockedError) {
+      throw new UsageError(`Another run is using the journal ${journal}: ${err.message}. Nothing was sent by this run.`, { code: 'locked' });
+    }
+    throw err;
+  }
+  if (lock.staleRecovered) await warn(`took over the lock of an earlier run that is no longer running (${lockPath})`);
+  return lock;
 }

@@ -1,4 +1,5 @@
-// How a journal recognises a row's phone number without holding it (issue 11, journal privacy).
+// How a journal recognises a row's patient data (a batch row's phone number, a bulk row's
+// customer_patient_id) without holding it (issue 11, journal privacy).
 //
 // A salted SHA-256 with the salt in the journal can be reversed by anyone holding the journal: US
 // numbers are few (~10 s for 1,000 rows). So a journal's hashes are keyed: HMAC-SHA256 with a key
@@ -22,12 +23,14 @@ export interface HashParams {
   key_id?: string;
 }
 
-export interface PhoneHashing {
+export interface JournalHashing {
   /** The parameters to store in a new journal's first record (loads or creates the key). */
   params(): HashParams;
-  /** The hash of an E.164 number, as the journal stores it. */
-  hash(e164: string): string;
+  /** The hash of a value (an E.164 number, a patient id), as the journal stores it. */
+  hash(value: string): string;
 }
+/** The batch journal's name for it: phone numbers are what it hashes. */
+export type PhoneHashing = JournalHashing;
 
 /** The old, reversible kind: kept only to read journals written before keyed hashes. */
 export function saltedHash(salt: string, e164: string): string {
@@ -47,7 +50,7 @@ function keyId(key: Buffer): string {
  * and key id); without it a new salt is drawn and the user's key is created on first use.
  * `configDir` is where the key lives (OUTREACH_CONFIG_DIR or the user's config directory).
  */
-export function phoneHashing(existing: HashParams | undefined, configDir: string, journalPath: string): PhoneHashing {
+export function journalHashing(existing: HashParams | undefined, configDir: string, journalPath: string): JournalHashing {
   if (existing && existing.key_id === undefined) {
     return { params: () => ({ salt: existing.salt }), hash: (e164) => saltedHash(existing.salt, e164) };
   }
@@ -120,3 +123,5 @@ function createKey(configDir: string, path: string): Buffer {
   if (lstatSync(path).isSymbolicLink()) throw new UsageError(`The journal key ${path} is a symbolic link; refusing to use it.`);
   return readKey(path);
 }
+
+export const phoneHashing = journalHashing;

@@ -1,8 +1,9 @@
-// Shared pacing of a bulk run: every worker asks the pacer before sending. A 429 (or 503) answer
+// Shared pacing of a run (bulk eligibility submissions, batch validate and create chunks): every worker asks the pacer before sending. A 429 (or 503) answer
 // slows the whole run down, not just the worker that got it: everyone pauses (Retry-After when the
 // service gives one, else a growing pause), and request starts are spaced by a gap that doubles on
 // each refusal and shrinks again after a run of successes. Pure apart from the injected clock.
-import type { Clock } from './backoff.js';
+import type { Clock } from './clock.js';
+import { parseRetryAfter, type AttemptFailure } from '../api/retry.js';
 
 export interface PacerOptions {
   /** Pause after a refusal without Retry-After, doubled per consecutive refusal. */
@@ -73,4 +74,16 @@ export class Pacer {
       this.gapMs = this.gapMs * 0.75 < this.opts.minGapMs ? 0 : Math.round(this.gapMs * 0.75);
     }
   }
+}
+
+/**
+ * An http `onRetry` hook that tells the pacer when the service refused a request (429/503) which
+ * the http core is about to retry: the whole run slows down, not just that request.
+ */
+export function tellPacer(pacer: Pacer, clock: Clock): (failure: AttemptFailure) => void {
+  return (failure) => {
+    if (failure.kind === 'status' && (failure.status === 429 || failure.status === 503)) {
+      pacer.refused(parseRetryAfter(failure.retryAfter, clock.now()));
+    }
+  };
 }

@@ -1,0 +1,148 @@
+// The end of `sequences batch`: the results file (every input row with its status) and the report
+// (problems table, summary line, or JSON), and the errors that say how to continue.
+import type { DefinitionRecord } from '../api/definitions.js';
+import type { Context } from '../context.js';
+import { IncompleteError, UsageError } from '../errors.js';
+import { lineList } from '../journal/words.js';
+import type { JournalState } from './journal.js';
+import type { Problem } from './rows.js';
+import { rowsOf } from './source.js';
+import type { BatchOptions, Checks, Mode, Stop } from './types.js';
+import { resumeCommand } from './continue.js';
+
+const TABLE_LIMIT = 50;
+
+const RESULT_COLUMNS = ['line', 'status', 'sequence_id', 'messages'] as const;
+
+export async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Checks, st: JournalState | undefined): Promise<void> {
+  const { openResults, ResultsFileError } = await import('../csv/results.js');
+  let out;
+  try {
+    out = await openResults(o.out!, RESULT_COLUMNS);
+  } catch (err) {
+    if (err instanceof ResultsFileError) throw new UsageError(err.message);
+    throw err;
+  }
+  const messages = new Map<number, string[]>();
+  for (const p of checks.problems) {
+    if (p.line === null) continue;
+    const list = messages.get(p.line) ?? [];
+    // The field is named unless the service's words already name it.
+    const field = p.field && !p.message.includes(p.field) ? `${p.field}: ` : '';
+    list.push(`${p.severity === 'warning' ? 'warning: ' : ''}${field}${p.message}`);
+    messages.set(p.line, list);
+  }
+  let complete = false;
+  try {
+    for await (const { line } of rowsOf(o)) {
+      let status: string;
+      let id: number | null = null;
+      if (st?.created.has(line)) {
+        status = 'created';
+        id = st.created.get(line) ?? null;
+      } else if (checks.invalid.has(line)) status = mode === 'create' && o.skipInvalid ? 'skipped' : 'invalid';
+      else if (checks.unknown.has(line)) status = 'unknown';
+      else if (checks.rejected.has(line)) status = 'invalid';
+      else status = mode === 'create' ? 'not-sent' : mode === 'dry-run' ? 'checked' : 'valid';
+      await out.write({ line, status, sequence_id: id ?? '', messages: messages.get(line) ?? [] });
+    }
+    complete = true;
+  } finally {
+    // Every row or none: a file that failed part-way (the input changed, the disk filled) keeps
+    // the earlier results file rather than replacing it with a partial one.
+    if (complete) await out.close();
+    else await out.abort();
+  }
+}
+
+export async function report(
+  ctx: Context,
+  o: BatchOptions,
+  mode: Mode | 'validate',
+  def: DefinitionRecord,
+  checks: Checks,
+  st: JournalState | undefined,
+  stop?: Stop,
+): Promise<void> {
+  const unknown = checks.unknown;
+  const errors = checks.problems.filter((p) => p.severity === 'error');
+  const warnings = checks.problems.length - errors.length;
+  const created = st ? st.created.size : 0;
+  const invalidCount = checks.invalid.size + checks.rejected.size + checks.unnamedInvalid;
+  const summary = {
+    file: o.file,
+    definition_id: def.id,
+    definition_name: def.name,
+    mode: mode === 'validate' && !o.validateOnly && !o.dryRun ? 'create' : mode,
+    rows: checks.rows,
+    valid_rows: checks.rows - invalidCount,
+    invalid_rows: invalidCount,
+    warnings,
+    ...(mode === 'create' || (!o.validateOnly && !o.dryRun)
+      ? {
+          created,
+          rejected: checks.rejected.size,
+          unknown: unknown.size,
+          unknown_lines: [...unknown].sort((a, b) => a - b),
+          complete: mode === 'create' && !stop && unknown.size === 0,
+        }
+      : {}),
+    ...(o.out ? { results_file: o.out } : {}),
+  };
+  const fmt = ctx.globals.format;
+  if (fmt === 'json') {
+    const createdList = st ? [...st.created.entries()].sort((a, b) => a[0] - b[0]).map(([line, id]) => ({ line, sequence_id: id })) : undefined;
+    ctx.io.out(`${JSON.stringify({ ...summary, problems: checks.problems.map(jsonProblem), ...(createdList ? { sequences: createdList } : {}) }, null, 2)}\n`);
+    return;
+  }
+  if (fmt === 'ndjson') {
+    for (const p of checks.problems) ctx.io.out(`${JSON.stringify(jsonProblem(p))}\n`);
+    return;
+  }
+  if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
+    if (st) for (const id of st.created.values()) if (id !== null) ctx.io.out(`${id}\n`);
+    return;
+  }
+  const { writeList } = await import('../output/writer.js');
+  const shown = ctx.io.isStdoutTTY && fmt === 'table' ? checks.problems.slice(0, TABLE_LIMIT) : checks.problems;
+  if (shown.length) {
+    await writeList(ctx, shown, [
+      { header: 'LINE', value: (p) => (p.line === null ? '-' : p.line) },
+      { header: 'FIELD', value: (p) => p.field },
+      { header: 'PROBLEM', value: (p) => `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`, style: (t, p, c) => (p.severity === 'warning' ? c.yellow(t) : c.red(t)) },
+    ]);
+    if (shown.length < checks.problems.length) {
+      ctx.io.out(`… and ${checks.problems.length - shown.length} more problems (all of them with -o json${o.out ? ` and in ${o.out}` : ', or write --out results.csv'}).\n`);
+    }
+  }
+  const parts = [`${checks.rows} row${checks.rows === 1 ? '' : 's'}`, `${checks.rows - invalidCount} valid`, `${invalidCount} invalid`];
+  if (warnings) parts.push(`${warnings} warning${warnings === 1 ? '' : 's'}`);
+  let line: string;
+  if (mode === 'create') line = `${created} sequences created for definition ${def.id} "${def.name}" (${parts.join(', ')}${unknown.size ? `, ${unknown.size} unknown` : ''}).`;
+  else if (mode === 'dry-run') line = `Local checks of ${o.file}: ${parts.join(', ')} (nothing sent).`;
+  else line = `${o.validateOnly ? 'Validated' : 'Checked'} ${o.file} against definition ${def.id} "${def.name}": ${parts.join(', ')}.${o.validateOnly ? ' Nothing was created.' : ''}`;
+  ctx.info(line);
+  if (o.out) ctx.info(`Results: ${o.out}`);
+}
+
+function jsonProblem(p: Problem) {
+  return { line: p.line, field: p.field, severity: p.severity, message: p.message, code: p.code ?? null, source: p.source };
+}
+
+/** What --resume does with unknown rows: no more than this. */
+export const RESUME_PROMISE =
+  "--resume looks for the unknown rows among the service's sequences; rows it proves created or absent are settled (absent ones sent), the others stay unknown and are sent again only with --resend-unknown.";
+
+/** Exit 7: rows whose creation nobody can tell; a person decides. */
+export function stillUnknown(o: BatchOptions, journalPath: string, unknown: ReadonlySet<number>): IncompleteError {
+  const n = unknown.size;
+  const cmd = resumeCommand(o, { resume: true, resendUnknown: true });
+  return new IncompleteError(
+    `${n} row${n === 1 ? '' : 's'} may or may not have been created (line${n === 1 ? '' : 's'} ${lineList(unknown)}): the service did not say, and its records could not prove it. ` +
+      `They were not sent again (journal ${journalPath}).`,
+    {
+      hint: `Check those patients on the service (outreach sequences list), then either leave them, or send them again deliberately with:\n  ${cmd}`,
+      details: { unknown_rows: n, lines: [...unknown].sort((a, b) => a - b), journal: journalPath, resend: cmd },
+    },
+  );
+}
