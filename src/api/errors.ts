@@ -46,7 +46,7 @@ function classFor(status: number): new (message: string, exitCode: number, opts:
   return ApiError;
 }
 
-export function exitCodeForStatus(status: number): number {
+function exitCodeForStatus(status: number): number {
   if (status === 401 || status === 403) return ExitCode.auth;
   if (status === 404) return ExitCode.notFound;
   if (status === 400 || status === 409 || status === 413 || status === 422) return ExitCode.validation;
@@ -156,7 +156,7 @@ const MAX_TEXT_MESSAGE = 200;
  * A non-JSON error body in one line: a short plain-text answer as it is (first line, cut), an HTML
  * page (a proxy's or gateway's error page) as what it is, never the page itself.
  */
-export function summariseTextBody(text: string, contentType: string | undefined): string | undefined {
+function summariseTextBody(text: string, contentType: string | undefined): string | undefined {
   const trimmed = text.trim();
   if (!trimmed) return undefined;
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html|head|body|\?xml)/i.test(trimmed) || /<\/(html|body|h1|title)>/i.test(trimmed)) {

@@ -6,32 +6,7 @@ export type IsoDateTime = string;
 /** YYYY-MM-DD */
 export type IsoDate = string;
 
-// ---------- errors ----------
-/** Error body of most endpoints (eligibility, calls, tools, auth, phone numbers). */
-export interface StandardErrorBody {
-  error: string;
-  message: string;
-  statusCode: number;
-  /** Sandbox extra: the request field a validation error is about (e.g. "patient.npi"). */
-  field?: string;
-}
-/** Error body of the sequence and sequence-definition endpoints. */
-export interface SimpleErrorBody {
-  error: string;
-  message?: string;
-  field?: string;
-}
-/** Error body of the assistant endpoints: `error` is the HTTP status as an integer. */
-export interface AssistantErrorBody {
-  error: number;
-  message: string;
-  field?: string;
-}
-
-// ---------- health ----------
-export interface Health {
-  status: string;
-}
+// Error bodies differ per endpoint; src/api/errors.ts reads them all tolerantly (no wire type here).
 
 // ---------- eligibility ----------
 export const ELIGIBILITY_STATUSES = ['in-progress', 'completed', 'queued'] as const;
@@ -102,11 +77,6 @@ export interface SupportedPayer {
   subsidiaries: { payer_id: string; name: string }[];
 }
 
-/** 400 answer for an unsupported payer (the sandbox's shape; the real one is not published). */
-export interface UnsupportedPayerBody extends StandardErrorBody {
-  supported_payers: SupportedPayer[];
-}
-
 // ---------- sequences ----------
 export const SEQUENCE_STATUSES = ['in-progress', 'completed', 'failed', 'cancelled', 'queued', 'paused'] as const;
 export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number];
@@ -114,10 +84,8 @@ export const SEQUENCE_TYPES = ['appointment_reminder', 'follow_up', 'other'] as 
 export type SequenceType = (typeof SEQUENCE_TYPES)[number];
 export const STEP_TYPES = ['voice', 'email', 'sms', 'task'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
-export const STEP_STATUSES = ['pending', 'in-progress', 'completed', 'failed', 'skipped'] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
-export const INPUT_TYPES = ['text', 'number', 'date', 'boolean'] as const;
-export type InputType = (typeof INPUT_TYPES)[number];
+export type StepStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'skipped';
+export type InputType = 'text' | 'number' | 'date' | 'boolean';
 
 export interface SequenceStep {
   id: string;
@@ -176,21 +144,12 @@ export interface Sequence {
   description?: string | null;
 }
 
-export interface SuccessEnvelope<T> {
-  success: boolean;
-  data: T;
-}
-
 export interface SequenceMetricsEntry {
   id: number;
   status: SequenceStatus;
   created_at: IsoDateTime;
   last_updated: IsoDateTime;
   outreach: OutreachItem[];
-}
-
-export interface SequenceMetrics {
-  data: SequenceMetricsEntry[];
 }
 
 export interface StepUpdate {
@@ -316,8 +275,7 @@ export interface AssistantInput {
 }
 
 // ---------- calls ----------
-export const CALL_STATUSES = ['queued', 'ringing', 'in-progress', 'forwarding', 'ended'] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
+export type CallStatus = 'queued' | 'ringing' | 'in-progress' | 'forwarding' | 'ended';
 export const FAILURE_REASONS = [
   'declined',
   'escalated',

@@ -17,7 +17,7 @@ interface StoreShape {
   profiles?: Record<string, Profile>;
 }
 
-export const CONFIG_FILE_NAME = 'config';
+const CONFIG_FILE_NAME = 'config';
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.OUTREACH_CONFIG_DIR) return env.OUTREACH_CONFIG_DIR;

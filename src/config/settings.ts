@@ -42,7 +42,7 @@ export function checkBaseUrl(raw: string, from: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-export function profileNameFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv): { name?: string; source: Source } {
+function profileNameFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv): { name?: string; source: Source } {
   if (flags.profile) return { name: flags.profile, source: 'flag' };
   if (env.OUTREACH_PROFILE) return { name: env.OUTREACH_PROFILE, source: 'env' };
   return { source: 'default' };

@@ -140,11 +140,6 @@ export async function writeRecord<T>(ctx: Context, record: T, fields: Field<T>[]
   }
 }
 
-/** A JSON document as is (api command, -o json of anything). */
-export function writeJson(ctx: Context, data: unknown): void {
-  ctx.io.out(`${JSON.stringify(data, null, 2)}\n`);
-}
-
 /** A section heading on a terminal table output. */
 export async function writeHeading(ctx: Context, title: string): Promise<void> {
   if (ctx.globals.format !== 'table') return;

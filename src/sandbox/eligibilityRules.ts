@@ -14,7 +14,7 @@ export interface EligibilityResult {
 
 const TIERS = ['PPO', 'PPO', 'PPO', 'PPO', 'HMO', 'HMO', 'HMO', 'EPO', 'EPO', 'EPO'];
 
-export function lastDigit(memberId: string): number {
+function lastDigit(memberId: string): number {
   const c = memberId.trim().slice(-1);
   return c >= '0' && c <= '9' ? Number(c) : 0;
 }

@@ -7,7 +7,7 @@ import type { Outbox } from './outbox.js';
 import { resolvePayer } from './payers.js';
 import type { eligibilityStore, PendingCheck } from './store/eligibility.js';
 
-export const MAX_IN_PROGRESS = 20;
+const MAX_IN_PROGRESS = 20;
 const IDLE_POLL_MS = 1000;
 
 export class EligibilityWorker {

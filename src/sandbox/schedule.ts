@@ -27,7 +27,7 @@ interface WallClock {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** A valid IANA zone name, else 'UTC'. */
-export function zoneOrUtc(tz: string | undefined): string {
+function zoneOrUtc(tz: string | undefined): string {
   if (!tz) return 'UTC';
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
@@ -56,7 +56,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
 }
 
 /** The wall clock of `tz` at instant `ms`. */
-export function wallClock(ms: number, tz: string): WallClock {
+function wallClock(ms: number, tz: string): WallClock {
   const parts: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };

@@ -19,7 +19,7 @@ export const SEED_ORGS = [
 ] as const;
 
 /** Deterministic UUID-shaped tool ids. */
-export function toolId(orgId: number, name: string): string {
+function toolId(orgId: number, name: string): string {
   const h = createHash('sha256').update(`outreach-sandbox-tool:${orgId}:${name}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

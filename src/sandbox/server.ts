@@ -15,9 +15,9 @@ import { toolRoutes } from './routes/tools.js';
 import { schemaErrorFormatter, validatorCompiler } from './validation.js';
 import { nestedDeeperThan } from '../util/jsonDepth.js';
 
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 /** Objects and arrays inside one another, at most (the deepest real body is about 6). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const PUBLIC_PATHS = new Set(['/v1/health', '/v1/openapi.json']);
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

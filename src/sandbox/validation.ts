@@ -18,7 +18,7 @@ export function isIsoDate(s: string): boolean {
 }
 
 /** An ISO 8601 date-time (or a bare date, read as midnight UTC) that Date can read. */
-export function isIsoDateTime(s: string): boolean {
+function isIsoDateTime(s: string): boolean {
   if (isIsoDate(s)) return true;
   return DATE_TIME_RE.test(s) && isIsoDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s));
 }

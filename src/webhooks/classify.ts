@@ -47,7 +47,7 @@ export function classify(body: unknown): DeliveryKind {
 }
 
 /** Longest value shown in a summary: an id or a status never needs more. */
-export const MAX_SHOWN = 40;
+const MAX_SHOWN = 40;
 
 /** Text from a delivery as it may be shown on a line: escapes made visible, clipped to MAX_SHOWN. */
 export function shown(v: unknown): string {

@@ -26,7 +26,7 @@ export function register(assistants: Command): void {
     .action(action(run));
 }
 
-export function parseAssistantId(raw: string): number {
+function parseAssistantId(raw: string): number {
   const s = raw.trim();
   if (!/^\d+$/.test(s) || Number(s) < 1 || !Number.isSafeInteger(Number(s))) {
     throw new UsageError(`Invalid assistant id "${raw}": assistant ids are positive integers.`);

@@ -52,7 +52,7 @@ export function dateFlag(raw: string | undefined, flag: string, now: Date, edge:
   }
 }
 
-export const CALL_COLUMNS: Column<Call>[] = [
+const CALL_COLUMNS: Column<Call>[] = [
   { header: 'ID', value: (c) => c.id },
   { header: 'STARTED', value: (c) => c.started_at, kind: 'datetime' },
   { header: 'DURATION', value: (c) => c.duration_ms, kind: 'duration' },

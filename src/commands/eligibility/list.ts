@@ -27,7 +27,7 @@ interface Options {
   limit?: string;
 }
 
-export function parseLimit(raw: string | undefined): number | undefined {
+function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 1000) throw new UsageError(`Invalid --limit "${raw}": give a whole number from 1 to 1000.`);

@@ -31,13 +31,13 @@ export function register(parent: Command): void {
 }
 
 /** A payer id no service supports: the probe's 400 answer lists the real ones. */
-export const PROBE_PAYER_ID = 'OUTREACH-CLI-PAYER-PROBE';
+const PROBE_PAYER_ID = 'OUTREACH-CLI-PAYER-PROBE';
 
 /**
  * The payers named in the service's public documentation (CLI.md, "What we know of the real
  * service"). Only UnitedHealthcare's id is documented; the others' ids are unknown.
  */
-export const DOCUMENTED_PAYERS: readonly PayerRow[] = [
+const DOCUMENTED_PAYERS: readonly PayerRow[] = [
   { payer_id: '87726', name: 'UnitedHealthcare' },
   { payer_id: '', name: 'Aetna' },
   { payer_id: '', name: 'Cigna' },
@@ -88,7 +88,7 @@ async function cachedPayers(ctx: Context): Promise<KnownPayers | undefined> {
  * the real ones. Says so before sending; a service that accepts it has created a check, which is
  * reported loudly (exit 1).
  */
-export async function probePayers(ctx: Context, client: HttpClient): Promise<KnownPayers> {
+async function probePayers(ctx: Context, client: HttpClient): Promise<KnownPayers> {
   const { submitEligibility, unsupportedPayerList } = await import('../../api/eligibility.js');
   const { fateOf } = await import('../../api/errors.js');
   ctx.io.err(

@@ -18,7 +18,7 @@ export function register(parent: Command): void {
     .action(action(run));
 }
 
-export function parseLimit(raw: string | undefined): number | undefined {
+function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > 1000) throw new UsageError(`--limit "${raw}" must be a whole number from 1 to 1000.`);

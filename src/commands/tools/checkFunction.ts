@@ -8,7 +8,7 @@ export interface FunctionProblem {
 }
 
 /** The names the service accepts: a letter or _, then letters, digits, _ or -, at most 64 characters. */
-export const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);

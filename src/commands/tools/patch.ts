@@ -41,7 +41,7 @@ interface ParamRow {
   description: unknown;
 }
 
-export function parameterRows(fn: ToolFunction | undefined): ParamRow[] {
+function parameterRows(fn: ToolFunction | undefined): ParamRow[] {
   const props = fn?.parameters?.properties;
   if (!props || typeof props !== 'object') return [];
   const required = new Set(Array.isArray(fn?.parameters?.required) ? fn!.parameters!.required : []);

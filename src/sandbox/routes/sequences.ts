@@ -8,7 +8,7 @@ import { idParam, limitQuery } from '../validation.js';
 import type { Db } from '../db.js';
 import type { Stores } from '../stores.js';
 
-export const MAX_BATCH_ROWS = 100;
+const MAX_BATCH_ROWS = 100;
 
 const batchSchema = {
   body: {

@@ -46,7 +46,7 @@ const toWire = (r: Row): SequenceDefinition => ({
 export type NewDefinition = Omit<SequenceDefinition, 'id' | 'organization_id' | 'created_at'>;
 
 /** Definition steps from the PUT body's {order, type, config}; unknown config keys are ignored. */
-export function stepsFromUpdate(steps: StepUpdate[], defaultAssistant: number | null): StepDefinition[] {
+function stepsFromUpdate(steps: StepUpdate[], defaultAssistant: number | null): StepDefinition[] {
   return [...steps]
     .sort((a, b) => a.order - b.order)
     .map((s) => {

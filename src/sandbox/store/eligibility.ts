@@ -18,7 +18,7 @@ interface Row {
 
 export type PendingCheck = Pick<Row, 'id' | 'organization_id' | 'payer_id' | 'member_id' | 'webhook_url' | 'webhook_secret'>;
 
-export function toWire(r: Row): EligibilityCheck {
+function toWire(r: Row): EligibilityCheck {
   const c: EligibilityCheck = { id: r.id, status: r.status as EligibilityStatus, created_at: r.created_at };
   if (r.customer_patient_id != null) c.customer_patient_id = r.customer_patient_id;
   if (r.outcome != null) c.outcome = r.outcome;

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { type Db, prep } from '../db.js';
 
-export const hashKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+const hashKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 export function orgStore(db: Db) {
   const byHash = prep(db, 'SELECT organization_id AS id FROM api_keys WHERE key_hash = ?', true);

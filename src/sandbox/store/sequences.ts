@@ -92,7 +92,7 @@ export interface StepContext {
 }
 
 /** Steps of a new sequence: one per definition step, scheduled from next_activity plus the delays. */
-export function buildSteps(seqId: number, def: SequenceDefinition, phone: string, nextActivity: string, ctx: StepContext): SequenceStep[] {
+function buildSteps(seqId: number, def: SequenceDefinition, phone: string, nextActivity: string, ctx: StepContext): SequenceStep[] {
   let at = Date.parse(nextActivity);
   return [...def.steps_definition]
     .sort((a, b) => a.order - b.order)
@@ -117,7 +117,7 @@ export function buildSteps(seqId: number, def: SequenceDefinition, phone: string
 }
 
 /** Steps after a PUT: matched by order to the current ones, config keys override. */
-export function updatedSteps(seqId: number, current: SequenceStep[], phone: string, updates: StepUpdate[]): SequenceStep[] {
+function updatedSteps(seqId: number, current: SequenceStep[], phone: string, updates: StepUpdate[]): SequenceStep[] {
   return [...updates]
     .sort((a, b) => a.order - b.order)
     .map((u) => {
