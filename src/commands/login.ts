@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { readStdin } from '../input.js';
+import { readSecret } from '../secret.js';
 
 interface Options {
   withKey?: boolean;
@@ -36,18 +36,15 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       ? checkBaseUrl(ctx.env.OUTREACH_BASE_URL, 'OUTREACH_BASE_URL')
       : (existing?.baseUrl ?? DEFAULT_BASE_URL);
 
-  let key: string;
-  if (opts.withKey) {
-    if (ctx.io.isStdinTTY) throw new UsageError('--with-key reads the key from stdin: pipe it in, e.g. `echo "$KEY" | outreach login --with-key`.');
-    key = (await readStdin(ctx.io)).trim();
-    if (!key) throw new UsageError('--with-key: stdin was empty; pipe the API key in.');
-  } else if (ctx.io.canPrompt) {
-    key = (await (await ctx.prompter()).secret(`API key for ${baseUrl}`)).trim();
-  } else {
-    throw new UsageError('No terminal to prompt for the key.', {
-      hint: 'Pipe it in: `echo "$KEY" | outreach login --with-key`, or set OUTREACH_API_KEY for one-off runs.',
-    });
-  }
+  // Piped with --with-key, else a hidden prompt on a terminal; never a flag holding the key.
+  const key = await readSecret(ctx, {
+    what: 'API key',
+    stdinFlag: '--with-key',
+    useStdin: Boolean(opts.withKey),
+    pipeExample: 'echo "$KEY" | outreach login --with-key',
+    prompt: `API key for ${baseUrl}`,
+    noTerminalHint: 'Pipe it in: `echo "$KEY" | outreach login --with-key`, or set OUTREACH_API_KEY for one-off runs.',
+  });
   if (/\s/.test(key)) throw new UsageError('The API key contains whitespace; check what was pasted or piped.');
 
   // Check the key before storing it: a rejected key is never saved.

@@ -7,6 +7,7 @@ import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { terminalSafe } from '../output/safe.js';
+import { readSecret } from '../secret.js';
 
 interface Options {
   port: string;
@@ -81,11 +82,11 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   if (sequenceWebhookUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(sequenceWebhookUrl)) {
     throw new UsageError(`Invalid --sequence-webhook-url "${sequenceWebhookUrl}": give an http:// or https:// URL.`);
   }
-  let sequenceWebhookSecret: string | undefined;
-  if (opts.sequenceWebhookSecretEnv !== undefined) {
-    sequenceWebhookSecret = ctx.env[opts.sequenceWebhookSecretEnv]?.trim();
-    if (!sequenceWebhookSecret) throw new UsageError(`--sequence-webhook-secret-env ${opts.sequenceWebhookSecretEnv}: that environment variable is not set or empty.`);
-  }
+  const sequenceWebhookSecret = await readSecret(ctx, {
+    what: 'sequence webhook secret',
+    envFlag: '--sequence-webhook-secret-env',
+    envVar: opts.sequenceWebhookSecretEnv,
+  });
 
   const host = opts.host.trim();
   if (host === '') throw new UsageError('Give --host an address, e.g. 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).');

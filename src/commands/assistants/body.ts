@@ -6,9 +6,10 @@ import type { Assistant, AssistantInput } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { fateOf, fateText, reword, type Fate } from '../../api/errors.js';
-import { readJsonArgument, readJsonInput, readStdin } from '../../input.js';
+import { readJsonArgument, readJsonInput } from '../../input.js';
 import { writeRecord, type Field } from '../../output/writer.js';
 import { terminalSafe } from '../../output/safe.js';
+import { readSecret } from '../../secret.js';
 
 export interface AssistantFlags {
   name?: string;
@@ -37,7 +38,7 @@ export function addBodyOptions(cmd: Command): Command {
     .option('--analysis-plan <json>', 'analysis plan: inline JSON, @file or -')
     .option('--input <file>', 'a whole request body as JSON (file or - for stdin); flags override its fields')
     .option('--webhook-secret-env <var>', 'read the webhook secret from this environment variable')
-    .option('--webhook-secret-stdin', 'read the webhook secret from stdin (first line)');
+    .option('--webhook-secret-stdin', 'read the webhook secret from stdin');
 }
 
 const JSON_OBJECT_FLAGS = [
@@ -62,8 +63,7 @@ export async function buildBody(flags: AssistantFlags, ctx: Context): Promise<{ 
     ...JSON_OBJECT_FLAGS.map(([k, flag]) => (flags[k] === '-' ? `${flag} -` : undefined)),
   ].filter(Boolean);
   if (stdinUsers.length > 1) throw new UsageError(`Only one input can come from stdin, but ${stdinUsers.join(' and ')} both ask for it.`);
-  if (flags.webhookSecretEnv && flags.webhookSecretStdin) throw new UsageError('Give the webhook secret one way: --webhook-secret-env or --webhook-secret-stdin, not both.');
-  if (flags.clearWebhookSecret && (flags.webhookSecretEnv || flags.webhookSecretStdin)) {
+  if (flags.clearWebhookSecret && (flags.webhookSecretEnv !== undefined || flags.webhookSecretStdin)) {
     throw new UsageError('--clear-webhook-secret cannot be combined with --webhook-secret-env or --webhook-secret-stdin.');
   }
 
@@ -96,17 +96,15 @@ export async function buildBody(flags: AssistantFlags, ctx: Context): Promise<{ 
     (body as Record<string, unknown>)[field] = value;
   }
 
-  let secret: string | undefined;
-  if (flags.webhookSecretEnv !== undefined) {
-    const name = flags.webhookSecretEnv;
-    const value = ctx.env[name];
-    if (value === undefined || value === '') throw new UsageError(`--webhook-secret-env ${name}: the environment variable ${name} is not set or is empty.`);
-    secret = value;
-  } else if (flags.webhookSecretStdin) {
-    if (ctx.io.isStdinTTY) throw new UsageError('--webhook-secret-stdin: pipe the secret in (e.g. `printf %s "$SECRET" | outreach ...`); stdin is a terminal.');
-    secret = (await readStdin(ctx.io)).split(/\r?\n/)[0]!.trim();
-    if (!secret) throw new UsageError('--webhook-secret-stdin: stdin was empty.');
-  }
+  // Stdin has only one reader: the check above made sure nothing else asked for it.
+  const secret = await readSecret(ctx, {
+    what: 'webhook secret',
+    envFlag: '--webhook-secret-env',
+    envVar: flags.webhookSecretEnv,
+    stdinFlag: '--webhook-secret-stdin',
+    useStdin: Boolean(flags.webhookSecretStdin),
+    pipeExample: 'printf %s "$SECRET" | outreach assistants ... --webhook-secret-stdin',
+  });
   if (secret !== undefined) body.webhook_secret = secret;
   if (flags.clearWebhookSecret) body.webhook_secret = null;
   return { body, secret };

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError, ValidationError } from '../../errors.js';
 import type { CheckFields, FieldName } from '../../eligibility/request.js';
 import { terminalSafe } from '../../output/safe.js';
+import { readSecret } from '../../secret.js';
 
 export function register(parent: Command): void {
   parent
@@ -90,29 +91,6 @@ const FLAG_OF: Record<FieldName, keyof CheckOptions> = {
   npi: 'npi',
 };
 
-/** The webhook secret from --webhook-secret-env or --webhook-secret-stdin (never a plain flag). */
-async function webhookSecret(opts: CheckOptions, ctx: Context): Promise<string | undefined> {
-  if (opts.webhookSecretEnv !== undefined && opts.webhookSecretStdin) {
-    throw new UsageError('Give the webhook secret one way: --webhook-secret-env or --webhook-secret-stdin.');
-  }
-  if (opts.webhookSecretEnv !== undefined) {
-    const name = opts.webhookSecretEnv;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--webhook-secret-env expects a variable name, got "${name.slice(0, 40)}".`);
-    const v = ctx.env[name];
-    if (v === undefined || v.trim() === '') throw new UsageError(`--webhook-secret-env: the environment variable ${name} is not set or empty.`);
-    return v.trim();
-  }
-  if (opts.webhookSecretStdin) {
-    if (opts.input === '-') throw new UsageError('--webhook-secret-stdin and --input - both read stdin: put the request body in a file.');
-    if (ctx.io.isStdinTTY) throw new UsageError('--webhook-secret-stdin reads the secret from a pipe: echo "$SECRET" | outreach eligibility check ...');
-    const { readStdin } = await import('../../input.js');
-    const v = (await readStdin(ctx.io)).trim();
-    if (!v) throw new UsageError('--webhook-secret-stdin: stdin was empty.');
-    return v;
-  }
-  return undefined;
-}
-
 export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
   if (opts.csv !== undefined) {
     const { runBulk } = await import('./checkCsv.js');
@@ -173,7 +151,17 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     const problem = req.checkWebhookUrl(webhookUrl);
     if (problem) throw new UsageError(`Invalid --webhook-url: it ${problem}.`);
   }
-  const secret = (await webhookSecret(opts, ctx)) ?? secretFromBody;
+  // The webhook secret from --webhook-secret-env or --webhook-secret-stdin (never a plain flag).
+  const fromFlags = await readSecret(ctx, {
+    what: 'webhook secret',
+    envFlag: '--webhook-secret-env',
+    envVar: opts.webhookSecretEnv,
+    stdinFlag: '--webhook-secret-stdin',
+    useStdin: Boolean(opts.webhookSecretStdin),
+    stdinTakenBy: opts.input === '-' ? '--input -' : undefined,
+    pipeExample: 'echo "$SECRET" | outreach eligibility check ... --webhook-secret-stdin',
+  });
+  const secret = fromFlags ?? secretFromBody;
   if (secret && !webhookUrl) throw new UsageError('A webhook secret was given without --webhook-url.');
 
   // 3. What is still missing: asked for on a terminal, an error otherwise.

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { readSecret } from '../../secret.js';
 
 interface Options {
   port: string;
@@ -56,14 +57,6 @@ function parseForward(raw: string | undefined): string | undefined {
   return u.toString();
 }
 
-function readSecret(name: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (name === undefined) return undefined;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`Invalid --secret-env "${name}": give the name of an environment variable, not the secret.`);
-  const v = env[name];
-  if (v === undefined || v.trim() === '') throw new UsageError(`--secret-env ${name}: the environment variable ${name} is not set or empty.`);
-  return v.trim();
-}
-
 function sizeText(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }
@@ -83,7 +76,7 @@ function jsonLine(d: object): string {
 export async function run(opts: Options, ctx: Context): Promise<void> {
   const port = parsePort(opts.port);
   const forwardTo = parseForward(opts.forwardTo);
-  const secret = readSecret(opts.secretEnv, ctx.env);
+  const secret = await readSecret(ctx, { what: 'webhook secret', envFlag: '--secret-env', envVar: opts.secretEnv });
   const { format, formatExplicit } = ctx.globals;
   if (format === 'csv' || format === 'tsv') throw new UsageError(`-o ${format} does not suit a stream of deliveries: use -o ndjson (or table on a terminal).`);
   // Short lines on a terminal (or when asked for a table); one JSON line per delivery otherwise.
