@@ -1,155 +1,16 @@
-// The entry point: builds the commander program, registers commands lazily, and is the only place
-// that turns errors into exit codes and exits.
-//
-// Lazy registration: the root help needs only each command's name and summary (the manifest
-// below). Only the command being run has its module loaded and its flags registered, so
-// `outreach --help` never loads a command module, and a command's heavy dependencies (undici, conf,
-// prompts, csv-parse, the sandbox) load only inside its run function.
-import { Command, CommanderError, Option } from 'commander';
-import { runtime } from './command.js';
-import { findCommandName } from './cli-args.js';
-import { COMMANDS, placeholders } from './commands/manifest.js';
-import { CliError, ExitCode, InterruptedError } from './errors.js';
-import { jsonTerminalSafe, terminalSafe } from './output/safe.js';
+// The entry bin/outreach.js loads (built to dist/cli.js): runs main with the process's streams,
+// environment and Ctrl-C, and is the only place that exits. Everything else is in main.ts.
+import { ExitCode } from './errors.js';
+import { main } from './main.js';
 
-export function buildProgram(version: string): Command {
-  const program = new Command('outreach');
-  program
-    .description(
-      'Patient outreach and insurance eligibility from the command line.\n' +
-        'Try it with no account: run `outreach sandbox` in one terminal, then any command in another.',
-    )
-    .version(version, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .addHelpCommand('help [command]', 'show help for a command')
-    .option('--profile <name>', 'stored profile to use (env OUTREACH_PROFILE)')
-    .option('--base-url <url>', 'service address including /v1 (env OUTREACH_BASE_URL)')
-    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv'))
-    .option('--json', 'same as -o json')
-    .option('--no-color', 'no colour (env NO_COLOR); never colour when piped')
-    .option('-q, --quiet', 'only the essential result; nothing on stderr but errors')
-    .option('--debug', 'HTTP trace on stderr, secrets redacted (env OUTREACH_DEBUG=1)')
-    .option('--request-timeout <seconds>', 'per-request timeout in seconds, default 30 (env OUTREACH_TIMEOUT)')
-    .option('--no-input', 'never prompt (env OUTREACH_NO_INPUT=1 or CI=true)')
-    .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => process.stdout.write(s),
-      // commander echoes arguments (which may come from a file through xargs): inert on stderr.
-      writeErr: (s) => process.stderr.write(terminalSafe(s, { multiline: true })),
-    })
-    .addHelpText(
-      'after',
-      '\nEnvironment: OUTREACH_API_KEY (wins over the stored key), OUTREACH_BASE_URL, OUTREACH_PROFILE,\n' +
-        'OUTREACH_CONFIG_DIR, OUTREACH_TIMEOUT, OUTREACH_NO_INPUT, OUTREACH_DEBUG, NO_COLOR, HTTPS_PROXY.\n' +
-        'Exit codes: 0 ok, 1 service error, 2 usage, 3 validation, 4 auth, 5 not found, 6 network,\n' +
-        '7 incomplete, 124 wait timed out, 130 interrupted.\n' +
-        '\nExamples:\n  $ outreach sandbox\n  $ outreach health\n  $ outreach eligibility check --help\n',
-    );
-  // Subcommands inherit exitOverride and output settings via copyInheritedSettings.
-  return program;
-}
+const ctrlC = new AbortController();
+let interrupts = 0;
+process.on('SIGINT', () => {
+  // The first Ctrl-C goes to main (a batch finishes its journal); a second one ends the process.
+  if (++interrupts === 1) return ctrlC.abort();
+  process.stderr.write('\nInterrupted.\n');
+  process.exit(ExitCode.interrupted);
+});
 
-async function registerFor(program: Command, argv: string[]): Promise<void> {
-  const name = findCommandName(argv);
-  const entry = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name ?? ''));
-  const helpTarget = name === 'help' ? COMMANDS.find((c) => c.name === findCommandName(argv.slice(argv.indexOf('help') + 1))) : undefined;
-  const chosen = entry ?? helpTarget;
-  for (const c of COMMANDS) {
-    if (c === chosen) (await c.load()).register(program);
-    else placeholders.add(program.command(c.name).description(c.summary)); // for root help and suggestions
-  }
-}
-
-// Messages, hints and details may carry the service's words or a file's values: whatever reaches
-// stderr is made inert here (the one place errors are printed), our own red excepted. Line breaks of
-// our multi-line messages and hints stay.
-function printError(err: CliError, opts: { json: boolean; debug: boolean }, stack?: string) {
-  const safe = (s: string) => terminalSafe(s, { multiline: true });
-  if (opts.json) {
-    // JSON escapes C0 controls; jsonTerminalSafe escapes what it leaves raw (C1, bidi). Same value.
-    const report = { error: { code: err.code, message: err.message, status: err.status ?? null, details: err.details ?? null } };
-    process.stderr.write(`${jsonTerminalSafe(safeJson(report))}\n`);
-  } else {
-    const color = process.stderr.isTTY && !process.env.NO_COLOR && !process.argv.includes('--no-color');
-    const red = (s: string) => (color ? `\u001b[31m${s}\u001b[39m` : s);
-    process.stderr.write(`${red('error:')} ${safe(err.message)}\n`);
-    if (err.hint) process.stderr.write(`${safe(err.hint)}\n`);
-  }
-  if (opts.debug && stack) process.stderr.write(`${safe(stack)}\n`);
-  // A body that was not JSON (a proxy's HTML page) is summarised in the message; --debug shows it,
-  // cut short and inert.
-  const raw = (err as { rawBody?: unknown }).rawBody;
-  if (opts.debug && typeof raw === 'string') {
-    const shown = safe(raw.slice(0, 4000));
-    process.stderr.write(`[debug] body of the answer (${raw.length} characters):\n${shown}${raw.length > 4000 ? '\n…' : ''}\n`);
-  }
-}
-
-/** The error report as JSON, even when `details` (a service's body) cannot be stringified. */
-function safeJson(report: { error: Record<string, unknown> }): string {
-  try {
-    return JSON.stringify(report);
-  } catch {
-    return JSON.stringify({ error: { ...report.error, details: '[not shown: too deeply nested or not serialisable]' } });
-  }
-}
-
-export async function main(argv = process.argv.slice(2)): Promise<number> {
-  const controller = new AbortController();
-  runtime.signal = controller.signal;
-  const wantsJson = argv.includes('--json') || /(^|\s)(-o|--output)(\s+|=)json(\s|$)/.test(argv.join(' '));
-  const debug = argv.includes('--debug') || ['1', 'true'].includes(process.env.OUTREACH_DEBUG ?? '');
-
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    controller.abort(new InterruptedError());
-    // A command that records partial work (batch journal) handles the first Ctrl-C itself.
-    if (interrupts > 1 || !runtime.current?.handlesInterrupt) {
-      process.stderr.write('\nInterrupted.\n');
-      process.exit(ExitCode.interrupted);
-    }
-  };
-  process.on('SIGINT', onSigint);
-
-  const program = buildProgram(__OUTREACH_VERSION__);
-  let code: number = ExitCode.ok;
-  try {
-    await registerFor(program, argv);
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (err) {
-    code = handleError(err, { json: wantsJson, debug });
-  } finally {
-    const current = runtime.current as (typeof runtime.current & { closeClients?: () => Promise<void> }) | undefined;
-    await current?.closeClients?.();
-  }
-  return code;
-}
-
-function handleError(err: unknown, opts: { json: boolean; debug: boolean }): number {
-  if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-      return ExitCode.ok;
-    }
-    // commander already printed its message (with a suggestion for mistyped commands).
-    return ExitCode.usage;
-  }
-  if (err instanceof CliError) {
-    printError(err, opts, err.stack);
-    return err.exitCode;
-  }
-  const e = err as Error;
-  const wrapped = new CliError(
-    `Unexpected error: ${e?.message ?? String(err)}`,
-    ExitCode.service,
-    { code: 'internal', hint: opts.debug ? undefined : 'Run again with --debug for details.' },
-  );
-  printError(wrapped, opts, e?.stack);
-  return ExitCode.service;
-}
-
-// Run when loaded by bin/outreach.js.
-const code = await main();
+const code = await main(process.argv.slice(2), { io: process, env: process.env, signal: ctrlC.signal });
 process.stdout.write('', () => process.exit(code));

@@ -3,18 +3,35 @@
 import type { Command } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
 import { UsageError } from './errors.js';
-import { createIo, type Io } from './io.js';
+import { createIo, type IoStreams } from './io.js';
 import { isFormat, type Format } from './output/format.js';
+import type { Clock } from './util/clock.js';
 
-interface Runtime {
+/** One run of `main`: what a command's Context is built from. Never shared between runs. */
+export interface Invocation {
   env: NodeJS.ProcessEnv;
+  streams: IoStreams;
+  /** Aborted on Ctrl-C. */
   signal: AbortSignal;
-  io?: Io;
-  /** The context of the command that is running, for cli.ts (interrupt handling, cleanup). */
+  clock: Clock;
+  /** The context of the command that is running, for main (interrupt handling, cleanup). */
   current?: Context;
 }
 
-export const runtime: Runtime = { env: process.env, signal: new AbortController().signal };
+// Each run builds its own program; the run is found from any of its commands through the root.
+const invocations = new WeakMap<Command, Invocation>();
+
+export function bindInvocation(program: Command, invocation: Invocation): void {
+  invocations.set(program, invocation);
+}
+
+function invocationOf(cmd: Command): Invocation {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const invocation = invocations.get(root);
+  if (!invocation) throw new Error('a command ran outside main(): its program has no invocation bound');
+  return invocation;
+}
 
 function truthy(v: string | undefined): boolean {
   return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
@@ -58,11 +75,12 @@ export function globalsFrom(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
 }
 
 export function contextFor(cmd: Command): Context {
+  const run = invocationOf(cmd);
   const raw = cmd.optsWithGlobals() as Record<string, unknown>;
-  const globals = globalsFrom(raw, runtime.env);
-  const io = runtime.io ?? createIo({ noColor: raw.color === false, noInput: globals.noInput, env: runtime.env });
-  const ctx = createContext({ io, env: runtime.env, globals, signal: runtime.signal });
-  runtime.current = ctx;
+  const globals = globalsFrom(raw, run.env);
+  const io = createIo({ noColor: raw.color === false, noInput: globals.noInput, env: run.env }, run.streams);
+  const ctx = createContext({ io, env: run.env, globals, signal: run.signal, clock: run.clock });
+  run.current = ctx;
   return ctx;
 }
 

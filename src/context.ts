@@ -106,6 +106,12 @@ export function createContext(deps: ContextDeps): Context {
         onRetryNotice:
           io.isStderrTTY && !globals.quiet ? (notice) => io.err(`\r\u001b[2K${formatRetryNotice(notice)}\n`) : undefined,
         signal,
+        // Backoffs wait on the context's clock (virtual in tests); each attempt's timeout stays on
+        // real timers, as it guards a real socket.
+        sleep: (ms) => clock.sleep(ms, signal),
+        random: clock.random,
+        now: clock.now,
+        env,
         userAgent: `outreach-cli/${__OUTREACH_VERSION__} node/${process.versions.node}`,
         retry: {
           ...(retryBase >= 0 && Number.isFinite(retryBase) && env.OUTREACH_RETRY_BASE_MS ? { baseDelayMs: retryBase } : {}),
@@ -120,7 +126,7 @@ export function createContext(deps: ContextDeps): Context {
       return createPrompter(io, signal);
     },
   };
-  // Lets cli.ts close keep-alive sockets so the process exits promptly.
+  // Lets main close keep-alive sockets so the process exits promptly.
   (ctx as Context & { closeClients(): Promise<void> }).closeClients = async () => {
     await Promise.all(clients.map((c) => c.close()));
   };

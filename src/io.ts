@@ -2,7 +2,14 @@
 // Tests build one over buffers with `createTestIo`.
 import { jsonTerminalSafe } from './output/safe.js';
 import type { ChalkInstance } from 'chalk';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
+
+/** The three streams a run uses; a stream's `isTTY` and `columns` (as on process's) are honoured. */
+export interface IoStreams {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
 
 export interface Io {
   stdin: Readable;
@@ -28,7 +35,8 @@ export interface Io {
 export interface IoSettings {
   noColor?: boolean;
   noInput?: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** The run's environment (NO_COLOR, FORCE_COLOR, TERM, COLUMNS, CI, OUTREACH_NO_INPUT). */
+  env: NodeJS.ProcessEnv;
 }
 
 function colorDecision(isTTY: boolean, settings: IoSettings, env: NodeJS.ProcessEnv): boolean {
@@ -44,11 +52,8 @@ function truthy(v: string | undefined): boolean {
   return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
-export function createIo(
-  settings: IoSettings = {},
-  streams: { stdin: Readable; stdout: Writable; stderr: Writable } = process,
-): Io {
-  const env = settings.env ?? process.env;
+export function createIo(settings: IoSettings, streams: IoStreams): Io {
+  const { env } = settings;
   const isStdinTTY = Boolean((streams.stdin as { isTTY?: boolean }).isTTY);
   const isStdoutTTY = Boolean((streams.stdout as { isTTY?: boolean }).isTTY);
   const isStderrTTY = Boolean((streams.stderr as { isTTY?: boolean }).isTTY);
@@ -63,7 +68,9 @@ export function createIo(
     return new Chalk({ level: enabled ? 1 : 0 });
   };
   return {
-    ...streams,
+    stdin: streams.stdin,
+    stdout: streams.stdout,
+    stderr: streams.stderr,
     isStdinTTY,
     isStdoutTTY,
     isStderrTTY,
@@ -79,6 +86,30 @@ export function createIo(
     chalk: async () => (chalkOut ??= await makeChalk(color)),
     chalkErr: async () => (chalkErr ??= await makeChalk(colorErr)),
   };
+}
+
+/**
+ * Streams over in-memory buffers, for running `main` in tests: stdin holds `stdin` (then ends, like
+ * an empty pipe when not given), nothing is a terminal, and what was written is read back as text.
+ */
+export function createBufferStreams(opts: { stdin?: string } = {}) {
+  const stdin = new PassThrough();
+  stdin.end(opts.stdin);
+  const collect = () => {
+    const chunks: Buffer[] = [];
+    // Written synchronously (the callback is called at once), so the text is complete as soon as
+    // the writer returns; decoded at the end so that a character split across writes stays whole.
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+  const stdout = collect();
+  const stderr = collect();
+  return { streams: { stdin, stdout: stdout.stream, stderr: stderr.stream } as IoStreams, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** An Io over in-memory buffers, for tests. */

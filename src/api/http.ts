@@ -37,9 +37,16 @@ export interface HttpClientOptions {
   /** Told before each retry's wait, so a terminal can show that something is happening. */
   onRetryNotice?: (notice: RetryNotice) => void;
   userAgent?: string;
-  /** Injected for tests. */
+  /** The wait between attempts (the context's clock); default: real time, ended early by `signal`. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Milliseconds since the epoch, for a Retry-After given as a date. */
+  now?: () => number;
+  /**
+   * Where HTTP(S)_PROXY and NO_PROXY are read: the run's env (ctx.env). The process's only when not
+   * given (login.ts's key check does not pass it yet).
+   */
+  env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
 }
 
@@ -108,6 +115,7 @@ export class HttpClient {
   private closeTransport?: () => Promise<void>;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  private readonly now: () => number;
   private readonly basePath: string;
 
   constructor(private readonly opts: HttpClientOptions) {
@@ -119,16 +127,25 @@ export class HttpClient {
     // A backoff wait ends early on Ctrl-C.
     this.sleep = opts.sleep ?? ((ms) => sleep(ms, opts.signal));
     this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
   }
 
   private async getTransport(): Promise<Transport> {
     if (this.transport) return this.transport;
-    const env = process.env;
-    const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
-    if (proxied) {
+    const env = this.opts.env ?? process.env;
+    // The lower-case names win, as in undici.
+    const httpProxy = env.http_proxy ?? env.HTTP_PROXY ?? '';
+    const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY ?? '';
+    if (httpProxy || httpsProxy) {
       const undici = await import('undici');
-      // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; keep-alive is undici's default.
-      const dispatcher = new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000 });
+      // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; keep-alive is undici's default. Every
+      // setting is given from our env (an empty one means none), so it never reads process.env.
+      const dispatcher = new undici.EnvHttpProxyAgent({
+        keepAliveTimeout: 10_000,
+        httpProxy,
+        httpsProxy,
+        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+      });
       this.closeTransport = () => dispatcher.close();
       this.transport = async (url, init) => {
         const res = await undici.request(url, { ...init, dispatcher });
@@ -219,7 +236,7 @@ export class HttpClient {
 
       let giveUp: string | undefined; // why a retryable failure is not retried: the time ran out
       if (attempt <= maxRetries && isRetryable(method, failure, opts.idempotent)) {
-        const asked = failure.kind === 'status' ? parseRetryAfter(failure.retryAfter, Date.now()) : undefined;
+        const asked = failure.kind === 'status' ? parseRetryAfter(failure.retryAfter, this.now()) : undefined;
         const wait = retryDelay(attempt, this.policy, this.random, asked);
         if (retryFits(countedMs, wait, timeoutMs, budgetMs)) {
           const next = attempt + 1;

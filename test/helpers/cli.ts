@@ -1,15 +1,23 @@
-// Runs the built CLI (bin/outreach.js → dist/) as a child process with a clean environment and a
-// temporary config dir, and collects exit code, stdout and stderr.
+// Runs the CLI for a test and collects exit code, stdout and stderr.
+//
+// By default in this process, through `main` (src/main.ts) with buffers for stdin/stdout/stderr, the
+// given environment and nothing else (process.env never leaks in), and a virtual clock, so waits and
+// backoffs cost no real time. `spawn: true` runs the built CLI (bin/outreach.js → dist/, so build
+// first) as a child process instead: for what needs a real process (signals, terminals, node flags,
+// the package, the bin's own --version), and for what this process cannot give a run (another cwd,
+// time zone or home directory).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { virtualClock } from './clock.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/outreach.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface RunResult {
+  /** The exit code; null when the run was stopped after `timeoutMs`. */
   code: number | null;
   stdout: string;
   stderr: string;
@@ -19,7 +27,14 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   cwd?: string;
+  /** Stop the run after this long (default 30 s): a child is killed, an in-process run aborted. */
   timeoutMs?: number;
+  /** Run the built CLI as a child process. */
+  spawn?: boolean;
+  /** In process: wait on real time instead of the virtual clock. */
+  realTime?: boolean;
+  /** In process: Ctrl-C (the child's SIGINT). */
+  signal?: AbortSignal;
 }
 
 /** A temporary directory removed by the returned cleanup function. */
@@ -43,9 +58,53 @@ export function baseEnv(configDir: string): Record<string, string> {
 }
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  if (opts.spawn || needsOwnProcess(env, opts)) return spawnCli(args, env, opts);
+  return runInProcess(args, env, opts);
+}
+
+/**
+ * What an in-process run cannot honour, because it belongs to the process rather than the run: the
+ * working directory, the time zone, and the home directory (where the config lives when the env does
+ * not name a config directory).
+ */
+function needsOwnProcess(env: Record<string, string>, opts: RunOptions): boolean {
+  if (resolve(opts.cwd ?? ROOT) !== resolve(process.cwd())) return true;
+  if (env.TZ !== undefined && env.TZ !== Intl.DateTimeFormat().resolvedOptions().timeZone) return true;
+  return !env.OUTREACH_CONFIG_DIR && !env.XDG_CONFIG_HOME && env.HOME !== homedir();
+}
+
+async function runInProcess(args: string[], env: Record<string, string>, opts: RunOptions): Promise<RunResult> {
+  const [{ main }, { createBufferStreams }, { realClock }] = await Promise.all([
+    import('../../src/main.js'),
+    import('../../src/io.js'),
+    import('../../src/util/clock.js'),
+  ]);
+  const buffers = createBufferStreams({ stdin: opts.input });
+  const stop = new AbortController();
+  const onCtrlC = () => stop.abort();
+  if (opts.signal?.aborted) stop.abort();
+  else opts.signal?.addEventListener('abort', onCtrlC, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((done) => {
+    timer = setTimeout(() => {
+      stop.abort();
+      done(null);
+    }, opts.timeoutMs ?? 30_000);
+  });
+  try {
+    const run = main(args, { io: buffers.streams, env, clock: opts.realTime ? realClock : virtualClock(), signal: stop.signal });
+    const code = await Promise.race([run, timedOut]);
+    return { code, stdout: buffers.stdout(), stderr: buffers.stderr() };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onCtrlC);
+  }
+}
+
+function spawnCli(args: string[], env: Record<string, string>, opts: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
     const child = spawn(process.execPath, [BIN, ...args], {
       env,
       cwd: opts.cwd ?? ROOT,
@@ -53,12 +112,15 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const onCtrlC = () => child.kill('SIGINT');
+    opts.signal?.addEventListener('abort', onCtrlC, { once: true });
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onCtrlC);
       resolve({ code, stdout, stderr });
     });
     child.stdin.on('error', () => undefined);

@@ -75,9 +75,10 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
   const live = ctx.io.isStderrTTY && !ctx.globals.quiet;
   let statusText = `waiting for ${ids.length === 1 ? `check ${ids[0]}` : `${ids.length} checks`}`;
   let frame = 0;
-  const started = Date.now();
+  // Seconds on the run's clock, the one the watch's timeout counts on.
+  const started = ctx.clock.now();
   const draw = () => {
-    const secs = Math.round((Date.now() - started) / 1000);
+    const secs = Math.round((ctx.clock.now() - started) / 1000);
     ctx.io.err(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${statusText} · ${secs}s`);
   };
   const timer = live ? setInterval(draw, 120) : undefined;
