@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, runCli, tempDir } from '../helpers/cli.js';
+import { virtualClock } from '../helpers/clock.js';
 import { actThenPage, json, NGINX_502, startVariantServer, text, variantEnv, type Handler, type VariantServer } from '../helpers/variantServer.js';
 
 let server: VariantServer;
@@ -228,16 +229,18 @@ describe('eligibility check --csv: fates read with fateOf', () => {
   });
 
   it('a 429 with Retry-After slows the run down for as long as the service asked', async () => {
+    // Times on the run's (virtual) clock: the pause is waited there, at no real cost.
+    const clock = virtualClock();
     const times: number[] = [];
     const stamp = (h: Handler): Handler => (req, res, body) => {
-      times.push(Date.now());
+      times.push(clock.now());
       return h(req, res, body);
     };
     server.override('POST', /\/eligibility$/, stamp(json(429, { message: 'slow down', statusCode: 429 }, { 'retry-after': '2' })));
     server.override('POST', /\/eligibility$/, stamp(json(200, { id: 7, status: 'in-progress', created_at: '2026-11-20T10:00:00.000Z', customer_patient_id: 'RA-1' })));
     const csv = join(tmp.dir, 'ra.csv');
     writeFileSync(csv, csvOf('RA', 1));
-    const r = await runCli(['eligibility', 'check', '--csv', csv, '--concurrency', '1'], { env });
+    const r = await runCli(['eligibility', 'check', '--csv', csv, '--concurrency', '1'], { env, clock });
     expect(r.code, r.stderr).toBe(0);
     expect(times).toHaveLength(2);
     // Without Retry-After the pause is 0.5 s.

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Clock } from '../../src/util/clock.js';
 import { virtualClock } from './clock.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/outreach.js', import.meta.url));
@@ -33,6 +34,8 @@ export interface RunOptions {
   spawn?: boolean;
   /** In process: wait on real time instead of the virtual clock. */
   realTime?: boolean;
+  /** In process: this clock (e.g. a virtualClock() the test also reads) instead of a fresh virtual one. */
+  clock?: Clock;
   /** In process: Ctrl-C (the child's SIGINT). */
   signal?: AbortSignal;
 }
@@ -94,7 +97,7 @@ async function runInProcess(args: string[], env: Record<string, string>, opts: R
     }, opts.timeoutMs ?? 30_000);
   });
   try {
-    const run = main(args, { io: buffers.streams, env, clock: opts.realTime ? realClock : virtualClock(), signal: stop.signal });
+    const run = main(args, { io: buffers.streams, env, clock: opts.clock ?? (opts.realTime ? realClock : virtualClock()), signal: stop.signal });
     const code = await Promise.race([run, timedOut]);
     return { code, stdout: buffers.stdout(), stderr: buffers.stderr() };
   } finally {
