@@ -4,7 +4,7 @@
 // tables and piped tables, `get` views, headings, prompts, error messages, batch problems — shows
 // them visibly (`\e`, `\a`, `\x9b`, `\u{202e}`) instead. -o json stays byte for byte what the
 // service sent; -o csv/tsv neutralise formula cells (OWASP).
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -59,14 +59,34 @@ const shQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /**
  * The built CLI on a real pseudo-terminal (util-linux `script`): stdin, stdout and stderr are all
  * TTYs, so table views, colours and prompts take their terminal paths. Returns what the terminal got.
+ * `until`: the run waits at a prompt nobody answers; once the terminal shows this text (and a moment
+ * more for anything after it), the terminal is closed instead of waiting for the timeout.
  */
-function runTty(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; screen: string }> {
+function runTty(args: string[], env: Record<string, string>, timeoutMs = 20_000, until?: string): Promise<{ code: number | null; screen: string }> {
   const cmd = `timeout --foreground ${Math.ceil(timeoutMs / 1000)} ${shQuote(process.execPath)} ${shQuote(BIN)} ${args.map(shQuote).join(' ')}`;
   return new Promise((resolve) => {
-    const child = execFile('script', ['-qec', cmd, '/dev/null'], { env: { ...env, COLUMNS: '200', TERM: 'xterm' }, encoding: 'utf8', timeout: timeoutMs + 5000 }, (err, stdout) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, screen: stdout });
+    // Its own process group, so that closing the terminal ends the CLI under it too.
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...env, COLUMNS: '200', TERM: 'xterm' }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    let screen = '';
+    let closing: NodeJS.Timeout | undefined;
+    const close = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
+    const limit = setTimeout(close, timeoutMs + 5000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      screen += d;
+      if (until !== undefined && closing === undefined && screen.includes(until)) closing = setTimeout(close, 300);
     });
-    child.stdin?.end();
+    child.on('close', (code) => {
+      clearTimeout(limit);
+      clearTimeout(closing);
+      resolve({ code, screen });
+    });
+    child.stdin!.end();
   });
 }
 
@@ -374,7 +394,7 @@ describe('on a terminal (a pseudo-terminal)', () => {
     const file = join(tmp.dir, 'patients.csv');
     writeFileSync(file, 'First Name,Last Name,Phone\nAnn,Lee,(415) 555-0101\n');
     server.override('GET', /sequence-definitions\/1$/, json(200, { id: 1, name: EVIL, status: 'active', inputs_definition: [] }));
-    const r = await runTty(['sequences', 'batch', file, '--definition', '1'], { ...env(), CI: '', OUTREACH_NO_INPUT: '' }, 8000);
+    const r = await runTty(['sequences', 'batch', file, '--definition', '1'], { ...env(), CI: '', OUTREACH_NO_INPUT: '' }, 8000, 'patients will be contacted by');
     // The prompt was shown (and left unanswered): nothing was created.
     expect(r.screen).toContain(`patients will be contacted by "${SHOWN}"`);
     expect(r.screen).not.toContain('\x1b]0;pwned');
