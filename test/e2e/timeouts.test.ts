@@ -52,7 +52,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-describe('--request-timeout holds', () => {
+// Each test has its own server and process and waits on real timers: run side by side.
+describe.concurrent('--request-timeout holds', () => {
   it('under frequent garbage collection, against a service that never answers', async () => {
     const env = { ...baseEnv(tmp.dir), OUTREACH_BASE_URL: hanging.url, OUTREACH_API_KEY: 'x', OUTREACH_MAX_RETRIES: '1', OUTREACH_RETRY_BASE_MS: '20' };
     const before = hanging.requests.length;
