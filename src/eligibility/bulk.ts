@@ -1,24 +1,22 @@
-// The bulk run of `eligibility check --csv`: read and check every row, then submit the good ones
-// with at most N requests in flight, paced together when the service refuses (429/503).
+// The submission of `eligibility check --csv` rows: at most N requests in flight, paced together
+// when the service refuses (429/503), rows pulled one by one from a stream (memory stays flat).
 //
-// Nothing is sent twice: a journal beside the input (`<csv>.outreach-eligibility.ndjson`) records
-// "sending" before each POST and what its answer meant as soon as it comes, keyed by
-// customer_patient_id. What a failure means is decided by `fateOf` (src/api/errors.ts), as for every
-// write: refused, rejected or never sent → nothing was created and a re-run sends the row again;
-// unknown (a 5xx — a gateway's 502 included —, a timeout or a lost connection after sending, an
-// answer without an id) → the row stays unknown. A re-run looks an unknown row up on the service by
-// its patient id and settles it only with proof (a check for that patient created since it was
-// sent); otherwise it is never sent again automatically (`--resend-unknown` does, once a person has
-// checked). A lock file (`<csv>.outreach-eligibility.lock`) stops two runs on the same file at once.
-import { closeSync, fsyncSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+// Nothing is sent twice: the journal (bulkJournal.ts) records "sending" before each POST and what
+// its answer meant as soon as it comes, keyed by a hash of customer_patient_id. What a failure
+// means is decided by `fateOf` (src/api/errors.ts), as for every write: refused, rejected or never
+// sent → nothing was created and a re-run sends the row again; unknown (a 5xx — a gateway's 502
+// included —, a timeout or a lost connection after sending, an answer without an id) → the row
+// stays unknown. A re-run looks an unknown row up on the service by its patient id and settles it
+// only with proof (a check for that patient created since it was sent); otherwise it is never sent
+// again automatically (`--resend-unknown` does, once a person has checked).
 import type { EligibilityCheck, EligibilityRequest, EligibilitySubmitted } from '../api/types.js';
 import { fateOf } from '../api/errors.js';
 import { readInt } from '../api/read.js';
 import { ApiError, AuthError, IncompleteError } from '../errors.js';
-import { openAppendOnlySync } from '../util/files.js';
-import type { Clock } from './backoff.js';
+import type { JournalRecord } from '../journal/file.js';
+import type { Clock } from '../util/clock.js';
 import { Pacer } from '../util/pacer.js';
+import type { JournalState } from './bulkJournal.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
 
 export type RowResult = 'accepted' | 'already-submitted' | 'invalid' | 'rejected' | 'unknown' | 'not-sent';
@@ -49,82 +47,6 @@ export function resultRecord(r: BulkRow): Record<string, unknown> {
     active_today: r.active_today ?? null,
     error: r.error ?? null,
   };
-}
-
-export function journalPath(csvPath: string): string {
-  return `${csvPath}.outreach-eligibility.ndjson`;
-}
-export function lockPath(csvPath: string): string {
-  return `${csvPath}.outreach-eligibility.lock`;
-}
-
-// ---------- journal ----------
-
-export interface JournalState {
-  accepted: Map<string, { id: number; status?: string; created_at?: string }>;
-  /** Sent, and nothing yet says whether a check was created: when it was (last) sent, and why unknown. */
-  unknown: Map<string, { at: string; reason?: string }>;
-}
-
-export async function readJournal(path: string): Promise<JournalState> {
-  const state: JournalState = { accepted: new Map(), unknown: new Map() };
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
-    throw err;
-  }
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let e: { event?: string; key?: string; id?: number; status?: string; created_at?: string; at?: string; reason?: string };
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue; // a line cut off by a crash: the row's "sending" entry (if any) still stands
-    }
-    if (typeof e.key !== 'string') continue;
-    if (e.event === 'sending') {
-      // A "sending" with no answer after it (a crash, Ctrl-C) is unknown too.
-      // A resend keeps the first time it was sent: a check created by that attempt is proof too.
-      if (!state.accepted.has(e.key)) state.unknown.set(e.key, { at: state.unknown.get(e.key)?.at ?? e.at ?? new Date(0).toISOString() });
-    } else if (e.event === 'unknown') {
-      const prior = state.unknown.get(e.key);
-      if (!state.accepted.has(e.key)) state.unknown.set(e.key, { at: prior?.at ?? e.at ?? new Date(0).toISOString(), reason: e.reason });
-    } else if (e.event === 'accepted' && typeof e.id === 'number') {
-      state.accepted.set(e.key, { id: e.id, status: e.status, created_at: e.created_at });
-      state.unknown.delete(e.key);
-    } else if (e.event === 'not-created') {
-      state.unknown.delete(e.key);
-    }
-  }
-  return state;
-}
-
-export class Journal {
-  private constructor(private readonly fd: number) {}
-  /**
-   * Opens (creates, 0600) the journal for appending. A symlink (dangling too), a FIFO, a device or
-   * any other non-regular file at the path is refused with exit 2: nothing is appended to it.
-   */
-  static async open(path: string): Promise<Journal> {
-    return new Journal(openAppendOnlySync(path));
-  }
-  /**
-   * One line, written synchronously (O_APPEND): it is in the file before the request it announces
-   * leaves, and a small synchronous write is cheaper than a thread-pool round trip.
-   */
-  async append(entry: Record<string, unknown>): Promise<void> {
-    writeSync(this.fd, JSON.stringify(entry) + '\n');
-  }
-  async close(): Promise<void> {
-    try {
-      fsyncSync(this.fd);
-    } catch {
-      /* best effort */
-    }
-    closeSync(this.fd);
-  }
 }
 
 // ---------- reading rows ----------
@@ -161,12 +83,16 @@ export interface SubmitDeps {
   lookup(patientId: string): Promise<EligibilityCheck[]>;
   clock: Clock;
   signal?: AbortSignal;
-  journal: Journal;
+  journal: { append(record: JournalRecord): Promise<void> };
   state: JournalState;
+  /** The journal key of a patient id (a keyed hash); the id itself when absent (tests). */
+  keyOf?: (patientId: string) => string;
+  /** Look rows left unknown by an earlier run up on the service before deciding (see resolveUnknown). */
+  lookUpUnknown?: boolean;
   concurrency: number;
   webhook?: { url?: string; secret?: string };
-  /** Called after each row settles. */
-  onSettled?: (row: BulkRow) => void;
+  /** Called once for every row (invalid ones included) when its result is final, in any order. */
+  onSettled?: (row: BulkRow) => void | Promise<void>;
   pacer?: Pacer;
   /** Attempts per row while the service keeps refusing (429/503). */
   maxRefusals?: number;
@@ -188,163 +114,203 @@ const MAX_UNKNOWN_IN_A_ROW = 3;
 const CLOCK_SKEW_MS = 10 * 60_000;
 
 /**
- * Looks up rows whose fate was unknown in an earlier run. A check for the same patient id created
+ * Looks up one row whose fate was unknown in an earlier run. A check for the same patient id created
  * since the row was sent is proof: the row is recorded as accepted. Without proof (none found, or
  * the records lack customer_patient_id or created_at) the row stays unknown.
  */
+async function resolveOne(row: BulkRow, deps: SubmitDeps): Promise<void> {
+  const key = keyOf(deps, row);
+  const prior = deps.state.unknown.get(key);
+  if (prior === undefined || deps.state.accepted.has(key)) return;
+  const since = Date.parse(prior.at) - CLOCK_SKEW_MS;
+  const found = (await deps.lookup(row.key))
+    .map((c) => ({ c, id: readInt(c.id) }))
+    .filter(({ c, id }) => id !== undefined && c.customer_patient_id === row.key)
+    .filter(({ c }) => typeof c.created_at === 'string' && !Number.isNaN(since) && Date.parse(c.created_at) >= since)
+    .sort((a, b) => a.id! - b.id!);
+  const first = found[0];
+  if (!first) return;
+  const { c: check, id } = first;
+  deps.state.accepted.set(key, { id: id!, status: check.status, created_at: check.created_at });
+  deps.state.unknown.delete(key);
+  await deps.journal.append({ type: 'accepted', key, id, status: check.status, created_at: check.created_at, found_by: 'lookup', at: isoNow(deps) });
+}
+
+/** Looks up every row of `rows` left unknown by an earlier run (see resolveOne). */
 export async function resolveUnknown(rows: BulkRow[], deps: SubmitDeps): Promise<void> {
-  for (const row of rows) {
-    const prior = deps.state.unknown.get(row.key);
-    if (prior === undefined || deps.state.accepted.has(row.key)) continue;
-    const since = Date.parse(prior.at) - CLOCK_SKEW_MS;
-    const found = (await deps.lookup(row.key))
-      .map((c) => ({ c, id: readInt(c.id) }))
-      .filter(({ c, id }) => id !== undefined && c.customer_patient_id === row.key)
-      .filter(({ c }) => typeof c.created_at === 'string' && !Number.isNaN(since) && Date.parse(c.created_at) >= since)
-      .sort((a, b) => a.id! - b.id!);
-    const first = found[0];
-    if (!first) continue;
-    const { c: check, id } = first;
-    deps.state.accepted.set(row.key, { id: id!, status: check.status, created_at: check.created_at });
-    deps.state.unknown.delete(row.key);
-    await deps.journal.append({ event: 'accepted', key: row.key, id, status: check.status, created_at: check.created_at, found_by: 'lookup' });
-  }
+  for (const row of rows) if (row.result !== 'invalid') await resolveOne(row, deps);
+}
+
+function keyOf(deps: SubmitDeps, row: BulkRow): string {
+  return deps.keyOf ? deps.keyOf(row.key) : row.key;
+}
+
+function isoNow(deps: SubmitDeps): string {
+  return new Date(deps.clock.now()).toISOString();
 }
 
 function isAuthFailure(err: unknown): boolean {
   return err instanceof AuthError || (err instanceof ApiError && (err.status === 401 || err.status === 403));
 }
 
-/** Submits the valid rows not yet accepted; fills in each row's result. */
-export async function submitRows(rows: BulkRow[], deps: SubmitDeps): Promise<SubmitSummary> {
+/**
+ * Submits the valid rows not yet accepted, pulled one at a time from `rows` by `concurrency`
+ * workers; fills in each row's result and hands every row (invalid ones too) to `onSettled`. Once
+ * the run stops (auth failure, unreachable service, unknown fates in a row, Ctrl-C) the remaining
+ * rows are still read and settled as not sent, so every row of the file gets a result.
+ */
+export async function submitRows(rows: Iterable<BulkRow> | AsyncIterable<BulkRow>, deps: SubmitDeps): Promise<SubmitSummary> {
   const pacer = deps.pacer ?? new Pacer(deps.clock);
   const maxRefusals = deps.maxRefusals ?? 20;
   const summary: SubmitSummary = { interrupted: false, throttled: 0 };
   let stop = false;
   let unknownInARow = 0;
-  const queue: BulkRow[] = [];
-  for (const row of rows) {
-    if (row.result === 'invalid') continue;
-    const prior = deps.state.accepted.get(row.key);
-    const unknown = deps.state.unknown.get(row.key);
+  const source: AsyncIterator<BulkRow> | Iterator<BulkRow> =
+    Symbol.asyncIterator in rows ? (rows as AsyncIterable<BulkRow>)[Symbol.asyncIterator]() : (rows as Iterable<BulkRow>)[Symbol.iterator]();
+  let exhausted = false;
+  // Workers share one reader: calls are serialised so each row is read exactly once, in file order.
+  let reading: Promise<unknown> = Promise.resolve();
+  const nextRow = (): Promise<BulkRow | undefined> => {
+    const got = reading.then(async () => {
+      if (exhausted) return undefined;
+      const r = await source.next();
+      if (r.done) exhausted = true;
+      return r.done ? undefined : r.value;
+    });
+    reading = got.catch(() => undefined);
+    return got;
+  };
+
+  /** What becomes of one row before any request: settled now, or to be sent. */
+  const decide = async (row: BulkRow): Promise<'send' | 'settled'> => {
+    if (row.result === 'invalid') return 'settled';
+    const key = keyOf(deps, row);
+    if (deps.lookUpUnknown && deps.state.unknown.has(key) && !stop) await resolveOne(row, deps);
+    const prior = deps.state.accepted.get(key);
+    const unknown = deps.state.unknown.get(key);
     if (prior) {
       row.result = 'already-submitted';
       row.id = prior.id;
       row.status = prior.status;
-      deps.onSettled?.(row);
-    } else if (unknown && !deps.resendUnknown) {
+      return 'settled';
+    }
+    if (unknown && !deps.resendUnknown) {
       // Never sent again by itself: it may exist already.
       row.result = 'unknown';
       row.error =
         `sent at ${unknown.at}${unknown.reason ? `, answered: ${unknown.reason}` : ' with no answer'}; the service may or may not have ` +
         `created the check and its records show none for this patient since; not sent again (check, then use --resend-unknown)`;
-      deps.onSettled?.(row);
-    } else queue.push(row);
-  }
-  let next = 0;
-  const worker = async () => {
-    while (!stop && next < queue.length) {
-      if (deps.signal?.aborted) {
+      return 'settled';
+    }
+    if (stop || deps.signal?.aborted) {
+      if (deps.signal?.aborted) summary.interrupted = true;
+      row.result = unknown ? 'unknown' : 'not-sent';
+      return 'settled';
+    }
+    return 'send';
+  };
+
+  const send = async (row: BulkRow): Promise<void> => {
+    const key = keyOf(deps, row);
+    const body = buildRequest(row.fields, deps.webhook);
+    const resend = deps.state.unknown.has(key);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await pacer.acquire(deps.signal);
+      } catch {
         summary.interrupted = true;
         stop = true;
-        break;
+        row.result = resend ? 'unknown' : 'not-sent';
+        return;
       }
-      const row = queue[next++]!;
-      const body = buildRequest(row.fields, deps.webhook);
-      const resend = deps.state.unknown.has(row.key);
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await pacer.acquire(deps.signal);
-        } catch {
+      const at = isoNow(deps);
+      await deps.journal.append({ type: 'sending', key, line: row.line, at, ...(resend ? { resend: true } : {}) });
+      try {
+        const s = await deps.submit(body);
+        pacer.succeeded();
+        row.result = 'accepted';
+        unknownInARow = 0;
+        row.id = s.id;
+        row.status = s.status;
+        row.error = undefined;
+        deps.state.accepted.set(key, { id: s.id, status: s.status, created_at: s.created_at });
+        deps.state.unknown.delete(key);
+        await deps.journal.append({ type: 'accepted', key, id: s.id, status: s.status, created_at: s.created_at, at: isoNow(deps) });
+        return;
+      } catch (err) {
+        const aborted = Boolean(deps.signal?.aborted);
+        if (aborted) {
           summary.interrupted = true;
           stop = true;
-          row.result = resend ? 'unknown' : 'not-sent';
-          break;
         }
-        const at = new Date(deps.clock.now()).toISOString();
-        await deps.journal.append({ event: 'sending', key: row.key, line: row.line, at, ...(resend ? { resend: true } : {}) });
-        try {
-          const s = await deps.submit(body);
-          pacer.succeeded();
-          row.result = 'accepted';
-            unknownInARow = 0;
-          row.id = s.id;
-          row.status = s.status;
-          row.error = undefined;
-          deps.state.accepted.set(row.key, { id: s.id, status: s.status, created_at: s.created_at });
-          deps.state.unknown.delete(row.key);
-          await deps.journal.append({ event: 'accepted', key: row.key, id: s.id, status: s.status, created_at: s.created_at });
-          break;
-        } catch (err) {
-          const aborted = Boolean(deps.signal?.aborted);
-          if (aborted) {
-            summary.interrupted = true;
-            stop = true;
-          }
-          const message = (err as Error)?.message ?? String(err);
-          const notCreated = async () => {
-            // A resent row's earlier attempt stays unknown: this answer says nothing about it.
-            if (resend) return;
-            deps.state.unknown.delete(row.key);
-            await deps.journal.append({ event: 'not-created', key: row.key, at: new Date(deps.clock.now()).toISOString() });
-          };
-          if (isAuthFailure(err)) {
-            row.result = 'not-sent';
-            row.error = message;
-            await notCreated();
-            summary.fatal ??= err;
-            stop = true;
-            break;
-          }
-          const fate = fateOf(err, { aborted });
-          if (fate === 'refused') {
-            // Refused before acting: safe to send again, after slowing everyone down for as long as
-            // the service asked (Retry-After).
-            pacer.refused(err instanceof ApiError ? err.retryAfterMs : undefined);
-            summary.throttled++;
-            await notCreated();
-            if (attempt < maxRefusals && !aborted) continue;
-            row.result = 'not-sent';
-            row.error = `the service refused it ${attempt} time(s) before acting (last: ${message}); nothing was created and a re-run sends it`;
-            break;
-          }
-          if (fate === 'rejected') {
-            row.result = 'rejected';
-            row.error = message;
-            await notCreated();
-            break;
-          }
-          if (fate === 'not-sent') {
-            row.result = 'not-sent';
-            row.error = message;
-            await notCreated();
-            if (!aborted) summary.fatal ??= err;
-            stop = true;
-            break;
-          }
-          // Unknown: a 5xx, a timeout or a lost connection after sending, an answer without an id,
-          // Ctrl-C while in flight. The service may have created it.
-          const reason = aborted ? 'interrupted while the request was in flight' : message;
-          row.result = 'unknown';
-          row.error = `the service may or may not have created the check: ${reason}`;
-          deps.state.unknown.set(row.key, { at: deps.state.unknown.get(row.key)?.at ?? at, reason });
-          await deps.journal.append({ event: 'unknown', key: row.key, at: new Date(deps.clock.now()).toISOString(), reason });
-          // A service failing request after request would turn every row unknown, each to be checked
-          // by hand: after a few in a row, stop sending (the rest stay not-sent, a re-run sends them).
-          if (!aborted && ++unknownInARow >= MAX_UNKNOWN_IN_A_ROW && !stop) {
-            stop = true;
-            summary.fatal ??= new IncompleteError(
-              `Stopped sending after ${unknownInARow} submissions in a row whose fate is unknown (last: ${message}); the service seems to be failing.`,
-            );
-          }
-          break;
+        const message = (err as Error)?.message ?? String(err);
+        const notCreated = async () => {
+          // A resent row's earlier attempt stays unknown: this answer says nothing about it.
+          if (resend) return;
+          deps.state.unknown.delete(key);
+          await deps.journal.append({ type: 'not-created', key, at: isoNow(deps) });
+        };
+        if (isAuthFailure(err)) {
+          row.result = 'not-sent';
+          row.error = message;
+          await notCreated();
+          summary.fatal ??= err;
+          stop = true;
+          return;
         }
+        const fate = fateOf(err, { aborted });
+        if (fate === 'refused') {
+          // Refused before acting: safe to send again, after slowing everyone down for as long as
+          // the service asked (Retry-After).
+          pacer.refused(err instanceof ApiError ? err.retryAfterMs : undefined);
+          summary.throttled++;
+          await notCreated();
+          if (attempt < maxRefusals && !aborted) continue;
+          row.result = 'not-sent';
+          row.error = `the service refused it ${attempt} time(s) before acting (last: ${message}); nothing was created and a re-run sends it`;
+          return;
+        }
+        if (fate === 'rejected') {
+          row.result = 'rejected';
+          row.error = message;
+          await notCreated();
+          return;
+        }
+        if (fate === 'not-sent') {
+          row.result = 'not-sent';
+          row.error = message;
+          await notCreated();
+          if (!aborted) summary.fatal ??= err;
+          stop = true;
+          return;
+        }
+        // Unknown: a 5xx, a timeout or a lost connection after sending, an answer without an id,
+        // Ctrl-C while in flight. The service may have created it.
+        const reason = aborted ? 'interrupted while the request was in flight' : message;
+        row.result = 'unknown';
+        row.error = `the service may or may not have created the check: ${reason}`;
+        deps.state.unknown.set(key, { at: deps.state.unknown.get(key)?.at ?? at, reason });
+        await deps.journal.append({ type: 'unknown', key, at: isoNow(deps), reason });
+        // A service failing request after request would turn every row unknown, each to be checked
+        // by hand: after a few in a row, stop sending (the rest stay not-sent, a re-run sends them).
+        if (!aborted && ++unknownInARow >= MAX_UNKNOWN_IN_A_ROW && !stop) {
+          stop = true;
+          summary.fatal ??= new IncompleteError(
+            `Stopped sending after ${unknownInARow} submissions in a row whose fate is unknown (last: ${message}); the service seems to be failing.`,
+          );
+        }
+        return;
       }
-      deps.onSettled?.(row);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.concurrency, queue.length)) }, worker));
-  for (const row of queue) if (!row.result) row.result = deps.state.unknown.has(row.key) ? 'unknown' : 'not-sent';
+
+  const worker = async () => {
+    for (let row = await nextRow(); row; row = await nextRow()) {
+      if ((await decide(row)) === 'send') await send(row);
+      await deps.onSettled?.(row);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
   if (deps.signal?.aborted) summary.interrupted = true;
   return summary;
 }

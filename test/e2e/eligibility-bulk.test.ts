@@ -131,7 +131,7 @@ describe('eligibility check --csv', () => {
     expect((await checksFor('MRN-20')).length).toBe(4);
     const rows2 = readResults(out);
     expect(rows2.filter((x) => x.result === 'already-submitted').map((x) => x.id)).toEqual(rows.filter((x) => x.result === 'accepted').map((x) => x.id));
-    expect(existsSync(`${csv}.outreach-eligibility.lock`)).toBe(false);
+    expect(existsSync(`${csv}.outreach-eligibility.ndjson.lock`)).toBe(false);
   });
 
   it('all good rows: exit 0, ids with -q, ndjson results', async () => {
@@ -172,7 +172,7 @@ describe('eligibility check --csv', () => {
         child.on('close', (c) => resolve(c));
       });
       expect(code).toBe(130);
-      expect(stderr).toContain('Run the same command again');
+      expect(stderr).toContain('To continue: outreach eligibility check --csv');
       const partial = (await checksFor('INT-')).length;
       expect(partial).toBeGreaterThan(0);
       expect(partial).toBeLessThan(30);
@@ -241,11 +241,12 @@ describe('eligibility check --csv', () => {
   it('a live lock stops a second run (exit 2); a stale lock is taken over', async () => {
     const csv = join(tmp.dir, 'lock.csv');
     writeFileSync(csv, goodCsv('LCK', 2));
-    const lock = `${csv}.outreach-eligibility.lock`;
+    const lock = `${csv}.outreach-eligibility.ndjson.lock`; // the journal's lock, as for sequences batch
     writeFileSync(lock, JSON.stringify({ pid: process.pid, hostname: (await import('node:os')).hostname(), started_at: new Date().toISOString(), token: 'x' }));
     const held = await runCli(['eligibility', 'check', '--csv', csv], { env });
     expect(held.code).toBe(2);
-    expect(held.stderr).toContain('in use');
+    expect(held.stderr).toContain('Another run is using the journal');
+    expect(held.stderr).toContain('Nothing was sent by this run');
     expect((await checksFor('LCK-')).length).toBe(0);
     // a lock left by a process that is gone
     const dead = spawn(process.execPath, ['-e', '0']);
@@ -253,7 +254,7 @@ describe('eligibility check --csv', () => {
     writeFileSync(lock, JSON.stringify({ pid: dead.pid, hostname: (await import('node:os')).hostname(), started_at: new Date().toISOString(), token: 'y' }));
     const r = await runCli(['eligibility', 'check', '--csv', csv], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('stale lock');
+    expect(r.stderr).toContain('took over the lock of an earlier run that is no longer running');
     expect((await checksFor('LCK-')).length).toBe(2);
     expect(existsSync(lock)).toBe(false);
   });

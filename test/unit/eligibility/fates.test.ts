@@ -10,7 +10,12 @@ import { apiErrorFrom } from '../../../src/api/errors.js';
 import type { EligibilityCheck, EligibilitySubmitted } from '../../../src/api/types.js';
 import { MalformedResponseError, NetworkError, UnknownOutcomeError } from '../../../src/errors.js';
 import { DEFAULT_BACKOFF, watchAll, type Clock } from '../../../src/eligibility/backoff.js';
-import { Journal, readJournal, resolveUnknown, submitRows, type BulkRow, type SubmitDeps } from '../../../src/eligibility/bulk.js';
+import { resolveUnknown, submitRows, type BulkRow, type SubmitDeps } from '../../../src/eligibility/bulk.js';
+import { replay } from '../../../src/eligibility/bulkJournal.js';
+import { JournalWriter, readRecords } from '../../../src/journal/file.js';
+
+/** The journal's state as a re-run would replay it (keys in clear here: no keyOf in these deps). */
+const readJournal = async (path: string) => replay((await readRecords(path)) ?? []);
 import { pollResultFor, statusKind, verdictFor } from '../../../src/eligibility/verdict.js';
 
 function fakeClock(): Clock & { t: number; sleeps: number[] } {
@@ -59,16 +64,16 @@ function scripted(script: Array<Error | number>) {
   return { sent, submit };
 }
 
-async function deps(submit: SubmitDeps['submit'], extra: Partial<SubmitDeps> = {}, lookup: EligibilityCheck[] = []): Promise<SubmitDeps & { clock: ReturnType<typeof fakeClock> }> {
+async function deps(submit: SubmitDeps['submit'], extra: Partial<SubmitDeps> = {}, lookup: EligibilityCheck[] = []): Promise<SubmitDeps & { clock: ReturnType<typeof fakeClock>; journal: JournalWriter }> {
   return {
     submit,
     lookup: async () => lookup,
     clock: fakeClock(),
-    journal: await Journal.open(journalPath),
+    journal: await JournalWriter.open(journalPath),
     state: await readJournal(journalPath),
     concurrency: 1,
     ...extra,
-  } as SubmitDeps & { clock: ReturnType<typeof fakeClock> };
+  } as SubmitDeps & { clock: ReturnType<typeof fakeClock>; journal: JournalWriter };
 }
 
 function events(): Array<Record<string, unknown>> {
@@ -124,7 +129,7 @@ describe('bulk submit: each fate', () => {
     expect(rows.map((r) => r.result)).toEqual(['unknown', 'accepted']);
     expect(rows[0]!.error).toContain('may or may not have created the check');
     await d.journal.close();
-    expect(events().filter((e) => e.key === 'P2').map((e) => e.event)).toEqual(['sending', 'unknown']);
+    expect(events().filter((e) => e.key === 'P2').map((e) => e.type)).toEqual(['sending', 'unknown']);
     expect([...(await readJournal(journalPath)).unknown.keys()]).toEqual(['P2']);
   });
 
