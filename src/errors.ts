@@ -13,7 +13,17 @@ export const ExitCode = {
   timeout: 124,
   interrupted: 130,
 } as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * The one policy for a run that ends several ways at once (several ids watched, a bulk run with
+ * rows in different states): any failure beats 0, then the highest code — an interruption (130),
+ * then a wait that gave up (124), work left undone (7), and so on down to a usage error (2).
+ */
+export function worstExit(codes: Iterable<number>): number {
+  let worst = 0;
+  for (const c of codes) if (c > worst) worst = c;
+  return worst;
+}
 
 export interface CliErrorOptions {
   code?: string;

@@ -1,7 +1,7 @@
 // The end of `eligibility check --csv`: one line of counts, then the exit code, decided in one place
 // from what the run did (interrupted, stopped, rows left, timed out, invalid, inactive).
 import type { Context } from '../context.js';
-import { CliError, IncompleteError, InterruptedError, ValidationError, WaitTimeoutError } from '../errors.js';
+import { CliError, IncompleteError, InterruptedError, ValidationError, WaitTimeoutError, worstExit } from '../errors.js';
 import { lineList } from '../journal/words.js';
 import type { RowResult, SubmitSummary } from './bulk.js';
 import type { WaitResult } from './bulkWait.js';
@@ -31,7 +31,10 @@ export function summarise(ctx: Context, t: Tally, summary: SubmitSummary, out: s
   ctx.info(`${t.rows} rows: ${parts.join(', ')}.${out ? ` Results in ${out}.` : ''}`);
 }
 
-/** Throws the error that says how the run ended (nothing when every row was submitted and fine). */
+/**
+ * Throws the error that says how the run ended (nothing when every row was submitted and fine).
+ * Every way it ended is a candidate; the worst exit code wins (src/errors.ts, one policy).
+ */
 export function finalVerdict(t: Tally, summary: SubmitSummary, wait: WaitResult | undefined, o: { out?: string; timeoutSec: number; command: string }): void {
   const n = t.by;
   const rerun =
@@ -42,26 +45,34 @@ export function finalVerdict(t: Tally, summary: SubmitSummary, wait: WaitResult 
       ? ` ${n.unknown} row(s) may or may not have created a check (line${n.unknown === 1 ? '' : 's'} ${lineList(t.unknownLines)}): ` +
         'check them on the service (outreach eligibility list --patient ID), then run again with --resend-unknown to send those still missing.'
       : '';
-  if (summary.interrupted || wait?.interrupted) throw new InterruptedError(`Interrupted. ${rerun}${unknownNote}`);
+  const candidates: CliError[] = [];
+  if (summary.interrupted || wait?.interrupted) candidates.push(new InterruptedError(`Interrupted. ${rerun}${unknownNote}`));
   if (summary.fatal) {
     const f = summary.fatal as CliError;
-    throw new CliError(`${f.message} ${rerun}${unknownNote}`, f.exitCode ?? 7, { code: f.code, hint: f.hint });
+    candidates.push(new CliError(`${f.message} ${rerun}${unknownNote}`, f.exitCode ?? 7, { code: f.code, hint: f.hint }));
   }
   if (n.unknown + n['not-sent'] > 0) {
     const notSent = n['not-sent'] > 0 ? `${n['not-sent']} row(s) were not sent; running again sends them.` : '';
-    throw new IncompleteError(`${[notSent, unknownNote.trim()].filter(Boolean).join(' ')} ${n['not-sent'] > 0 ? rerun : ''}`.trim());
+    candidates.push(new IncompleteError(`${[notSent, unknownNote.trim()].filter(Boolean).join(' ')} ${n['not-sent'] > 0 ? rerun : ''}`.trim()));
   }
-  if (wait?.timedOut) throw new WaitTimeoutError(`Gave up waiting after ${o.timeoutSec}s; some checks are not completed yet (see the status column).`);
+  if (wait?.timedOut) candidates.push(new WaitTimeoutError(`Gave up waiting after ${o.timeoutSec}s; some checks are not completed yet (see the status column).`));
   if (n.invalid + n.rejected > 0) {
-    throw new ValidationError(`${n.invalid} invalid and ${n.rejected} rejected row(s) were not submitted (see the lines above${o.out ? ` and ${o.out}` : ''}).`);
+    candidates.push(
+      new ValidationError(`${n.invalid} invalid and ${n.rejected} rejected row(s) were not submitted (see the lines above${o.out ? ` and ${o.out}` : ''}).`),
+    );
   }
   if (wait?.codes.some((c) => c !== 0)) {
     const also = wait.unknownStatus > 0 ? ` Also, ${wait.unknownStatus} check(s) have a status this version does not know.` : '';
-    throw new ValidationError(`Some checks are not active today or not successful (--fail-inactive).${also}`);
+    candidates.push(new ValidationError(`Some checks are not active today or not successful (--fail-inactive).${also}`));
   }
   if (wait && wait.unknownStatus > 0) {
-    throw new CliError(`${wait.unknownStatus} check(s) have a status this version does not know; it is not waiting for them any more (see the status and error columns).`, 1, {
-      code: 'unknown_status',
-    });
+    candidates.push(
+      new CliError(`${wait.unknownStatus} check(s) have a status this version does not know; it is not waiting for them any more (see the status and error columns).`, 1, {
+        code: 'unknown_status',
+      }),
+    );
   }
+  const worst = worstExit(candidates.map((c) => c.exitCode));
+  const chosen = candidates.find((c) => c.exitCode === worst);
+  if (chosen) throw chosen;
 }

@@ -24,10 +24,6 @@ export function statusKind(status: unknown): StatusKind {
   return 'unknown';
 }
 
-export function isCompleted(c: Pick<EligibilityCheck, 'status'>): boolean {
-  return statusKind(c.status) === 'completed';
-}
-
 /** The sentence for a check that stopped on a status this version does not know. */
 export function unknownStatusReason(id: number | string, status: unknown): string {
   // The service's word, cut short and inert (shown as `\e`, never acting on a terminal).
@@ -49,12 +45,8 @@ export function verdictFor(c: EligibilityCheck, failInactive: boolean): Verdict 
   return { code: 0 };
 }
 
-/** The worst of several exit codes: any non-zero beats 0, then the highest. */
-export function worstExit(codes: Iterable<number>): number {
-  let worst = 0;
-  for (const c of codes) if (c > worst) worst = c;
-  return worst;
-}
+/** The worst of several exit codes: src/errors.ts holds the one policy. */
+export { worstExit } from '../errors.js';
 
 /** A read check as a poll result: waiting statuses keep polling; `completed` and any unknown status end it. */
 export function pollResultFor<T extends { status?: unknown }>(c: T): { done: true; value: T } | { done: false; status: string } {

@@ -29,8 +29,6 @@ export interface JournalHashing {
   /** The hash of a value (an E.164 number, a patient id), as the journal stores it. */
   hash(value: string): string;
 }
-/** The batch journal's name for it: phone numbers are what it hashes. */
-export type PhoneHashing = JournalHashing;
 
 /** The old, reversible kind: kept only to read journals written before keyed hashes. */
 export function saltedHash(salt: string, e164: string): string {
@@ -124,4 +122,3 @@ function createKey(configDir: string, path: string): Buffer {
   return readKey(path);
 }
 
-export const phoneHashing = journalHashing;

@@ -6,18 +6,18 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOURNAL_KEY_FILE, keyedHash, phoneHashing, saltedHash } from '../../src/journal/hashing.js';
+import { JOURNAL_KEY_FILE, keyedHash, journalHashing, saltedHash } from '../../src/journal/hashing.js';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { sandboxRequest, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-describe('phoneHashing', () => {
+describe('journalHashing', () => {
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.cleanup());
 
   it('keys new journals with a 0600 key in the config dir; the journal stores only its id', () => {
     const dir = join(tmp.dir, 'cfg');
-    const h = phoneHashing(undefined, dir, 'j.ndjson');
+    const h = journalHashing(undefined, dir, 'j.ndjson');
     const params = h.params();
     expect(params.key_id).toMatch(/^[0-9a-f]{12}$/);
     const keyFile = join(dir, JOURNAL_KEY_FILE);
@@ -26,15 +26,15 @@ describe('phoneHashing', () => {
     expect(hash).not.toBe(saltedHash(params.salt, '+14155550101'));
     expect(hash).toBe(keyedHash(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex'), params.salt, '+14155550101'));
     // A resume with the same key reads the same hashes; a second journal reuses the key.
-    expect(phoneHashing(params, dir, 'j.ndjson').hash('+14155550101')).toBe(hash);
-    expect(phoneHashing(undefined, dir, 'k.ndjson').params().key_id).toBe(params.key_id);
+    expect(journalHashing(params, dir, 'j.ndjson').hash('+14155550101')).toBe(hash);
+    expect(journalHashing(undefined, dir, 'k.ndjson').params().key_id).toBe(params.key_id);
   });
 
   it('refuses (exit 2) a journal whose key this user does not have, naming the journal', () => {
-    const params = phoneHashing(undefined, join(tmp.dir, 'a'), 'j.ndjson').params();
+    const params = journalHashing(undefined, join(tmp.dir, 'a'), 'j.ndjson').params();
     for (const other of [join(tmp.dir, 'missing'), join(tmp.dir, 'b')]) {
-      if (other.endsWith('b')) phoneHashing(undefined, other, 'x').params(); // a different key
-      expect(() => phoneHashing(params, other, 'j.ndjson').hash('+14155550101')).toThrow(
+      if (other.endsWith('b')) journalHashing(undefined, other, 'x').params(); // a different key
+      expect(() => journalHashing(params, other, 'j.ndjson').hash('+14155550101')).toThrow(
         expect.objectContaining({ exitCode: 2, message: expect.stringContaining('j.ndjson') }),
       );
     }
@@ -45,11 +45,11 @@ describe('phoneHashing', () => {
     mkdirSync(dir);
     writeFileSync(join(tmp.dir, 'elsewhere'), `${'ab'.repeat(32)}\n`);
     symlinkSync(join(tmp.dir, 'elsewhere'), join(dir, JOURNAL_KEY_FILE));
-    expect(() => phoneHashing(undefined, dir, 'j').params()).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/symbolic link/) }));
+    expect(() => journalHashing(undefined, dir, 'j').params()).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/symbolic link/) }));
   });
 
   it('still reads journals of the salted-only kind (version 1), so an older run can be resumed', () => {
-    expect(phoneHashing({ salt: 's' }, join(tmp.dir, 'none'), 'j').hash('+14155550101')).toBe(saltedHash('s', '+14155550101'));
+    expect(journalHashing({ salt: 's' }, join(tmp.dir, 'none'), 'j').hash('+14155550101')).toBe(saltedHash('s', '+14155550101'));
   });
 });
 
