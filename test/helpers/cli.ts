@@ -60,10 +60,13 @@ export function baseEnv(configDir: string): Record<string, string> {
   return env;
 }
 
+// OUTREACH_TEST_SPAWN=1 spawns every run: to tell a difference of the in-process path from the CLI's.
+const SPAWN_ALL = process.env.OUTREACH_TEST_SPAWN === '1';
+
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
-  if (opts.spawn || needsOwnProcess(env, opts)) return spawnCli(args, env, opts);
+  if (opts.spawn || SPAWN_ALL || needsOwnProcess(env, opts)) return spawnCli(args, env, opts);
   return runInProcess(args, env, opts);
 }
 
