@@ -69,7 +69,7 @@ export interface BulkJournal {
   state: JournalState;
   /** The journal key of a customer_patient_id. */
   keyOf(patientId: string): string;
-  append(record: JournalRecord): Promise<void>;
+  append(record: JournalRecord, opts?: { sync?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -101,7 +101,7 @@ export async function openBulkJournal(ctx: Context, csvPath: string): Promise<Bu
   const { size } = await import('node:fs/promises').then((fs) => fs.stat(path));
   if (size === 0) await writer.append(beginRecord(ctx, csvPath, hashing));
   else await writer.append({ type: 'resume', at: ctx.now().toISOString() });
-  return { state, keyOf: (id) => hashing.hash(id), append: (r) => writer.append(r), close: () => writer.close() };
+  return { state, keyOf: (id) => hashing.hash(id), append: (r, opts) => writer.append(r, opts), close: () => writer.close() };
 }
 
 function beginRecord(ctx: Context, csvPath: string, hashing: JournalHashing): BulkBegin {

@@ -123,11 +123,16 @@ export class JournalWriter {
     return new JournalWriter(path, fh);
   }
 
-  /** Writes the record (one O_APPEND write, in call order) and waits until it is on disk. */
-  async append<R extends { readonly type: string }>(record: R): Promise<void> {
+  /**
+   * Writes the record (one O_APPEND write, in call order) and waits until it is on disk. With
+   * `sync: false` it returns once written: safe from a crash of the process, on disk with the next
+   * synced record or at close. Only for a result whose loss (a power cut) leaves the row unknown,
+   * which a resume settles from the service's records — never for an intent.
+   */
+  async append<R extends { readonly type: string }>(record: R, opts: { sync?: boolean } = {}): Promise<void> {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
     writeSync(this.fh.fd, `${JSON.stringify(record)}\n`);
-    await this.sync();
+    if (opts.sync !== false) await this.sync();
   }
 
   /** A sync that starts after the caller's write; callers arriving while one runs share the next. */
@@ -148,6 +153,7 @@ export class JournalWriter {
     this.closed = true;
     await this.next?.catch(() => undefined);
     await this.syncing?.catch(() => undefined);
+    await this.fh.sync().catch(() => undefined); // the results written without waiting
     await this.fh.close().catch(() => undefined);
   }
 }
