@@ -81,6 +81,7 @@ async function startProxy(target: string, opts: { faults: Record<number, Fault>;
           delete headers['content-length'];
           resolve({ status: answer.statusCode ?? 502, headers, text });
         });
+        up.on('error', () => resolve({ status: 502, headers: {}, text: '' })); // the sandbox is gone
         up.end(body);
       });
     if (!isCreate) {

@@ -105,6 +105,8 @@ async function startProxy(target: string, opts: { dropCreate?: number; when?: 'b
         res.end(text);
       },
     );
+    // The sandbox may be gone (a test ended with a request still held): drop the client, never throw.
+    upstream.on('error', () => req.socket.destroy());
     upstream.end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
