@@ -1,5 +1,5 @@
 // Shared helpers for the sandbox HTTP tests: a sandbox on a free port and a tiny fetch client.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -39,6 +39,47 @@ export function client(sbx: RunningSandbox, key: string | null = sbx.organizatio
 }
 
 export const org2 = (sbx: RunningSandbox) => client(sbx, sbx.organizations[1]!.api_key);
+
+/**
+ * The same client over node:http with keep-alive, for tests that send thousands of requests (fetch
+ * costs about twice the CPU per request). The server gets what fetch would send it: the URL as
+ * fetch normalises it (WHATWG URL), the same headers, the body as UTF-8 with its length.
+ */
+export function fastClient(sbx: RunningSandbox, key: string | null = sbx.organizations[0]!.api_key): Call {
+  const agent = new HttpAgent({ keepAlive: true });
+  return (method, path, body, headers = {}) => {
+    const url = new URL(sbx.baseUrl + path);
+    const h: Record<string, string> = { accept: '*/*', ...headers };
+    if (key !== null) h.authorization = `Bearer ${key}`;
+    let payload: Buffer | undefined;
+    if (body !== undefined) {
+      h['content-type'] ??= 'application/json';
+      payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      h['content-length'] = String(payload.length);
+    }
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: h, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = undefined;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          const answerHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) for (const one of [v ?? []].flat()) answerHeaders.append(k, one);
+          resolve({ status: res.statusCode ?? 0, body: parsed as never, text, headers: answerHeaders });
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  };
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

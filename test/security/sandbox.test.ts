@@ -12,7 +12,7 @@ import { createTestIo } from '../../src/io.js';
 import { prep } from '../../src/sandbox/db.js';
 import { nestedDeeperThan } from '../../src/util/jsonDepth.js';
 import { describeListenHost, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { client, sandbox, type Answer, type Call } from '../sandbox/helpers.js';
+import { fastClient, sandbox, type Answer, type Call } from '../sandbox/helpers.js';
 
 interface OpenApiParam {
   name: string;
@@ -67,7 +67,7 @@ describe('odd numbers in queries and paths are 400s naming the parameter, never 
   let all: Route[];
   beforeAll(async () => {
     sbx = await sandbox();
-    c = client(sbx);
+    c = fastClient(sbx);
     all = await routes(c);
   });
   afterAll(() => sbx.close());
@@ -176,7 +176,7 @@ describe('deep and large bodies', () => {
   let writes: Route[];
   beforeAll(async () => {
     sbx = await sandbox();
-    c = client(sbx);
+    c = fastClient(sbx);
     writes = (await routes(c)).filter((r) => r.hasBody);
   });
   afterAll(() => sbx.close());
@@ -316,7 +316,7 @@ describe('garbage fuzz: no route answers 500', () => {
   const errors: string[] = [];
   beforeAll(async () => {
     sbx = await sandbox({ log: (line) => void (line.startsWith('internal error') && errors.push(line)) });
-    c = client(sbx);
+    c = fastClient(sbx);
     all = await routes(c);
   });
   afterAll(() => sbx.close());
@@ -488,7 +488,7 @@ describe('database files are 0600 whatever the umask', () => {
       await withUmask(mask, async () => {
         const sbx = await startSandbox({ port: 0, dbPath: db, eligibilityDelayMs: 0 });
         try {
-          const c = client(sbx);
+          const c = fastClient(sbx);
           expect((await c('POST', '/assistant', { name: 'Write something' })).status).toBe(201);
           for (const f of [db, `${db}-wal`, `${db}-shm`]) if (existsSync(f)) expect(modeOf(f), f).toBe(0o600);
           expect(existsSync(`${db}-wal`)).toBe(true);
