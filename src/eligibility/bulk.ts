@@ -15,6 +15,7 @@ import { readInt } from '../api/read.js';
 import { ApiError, AuthError, IncompleteError } from '../errors.js';
 import type { JournalRecord } from '../journal/file.js';
 import type { Clock } from '../util/clock.js';
+import type { LineIndex } from '../util/lineIndex.js';
 import { Pacer } from '../util/pacer.js';
 import type { JournalState } from './bulkJournal.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
@@ -57,7 +58,7 @@ export function checkRow(
   values: readonly string[],
   mapping: ReadonlyArray<{ index: number; field: string }>,
   today: Date,
-  seen: Map<string, number>,
+  seen: LineIndex,
 ): BulkRow {
   const raw: CheckFields = {};
   for (const m of mapping) raw[m.field as FieldName] = values[m.index] ?? '';
@@ -65,9 +66,8 @@ export function checkRow(
   const key = (raw.customerPatientId ?? '').trim();
   const row: BulkRow = { line, key, fields: r.ok ? r.fields : raw, problems: r.ok ? [] : r.problems };
   if (key) {
-    const first = seen.get(key);
+    const first = seen.firstLineOrAdd(key, line);
     if (first !== undefined) row.problems.push({ field: 'customerPatientId', message: `repeats the patient id of line ${first}` });
-    else seen.set(key, line);
   }
   if (row.problems.length > 0) {
     row.result = 'invalid';

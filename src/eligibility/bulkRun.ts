@@ -114,7 +114,8 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       else if (ctx.globals.format === 'ndjson') ctx.io.out(`${JSON.stringify(resultRecord(row))}\n`);
       else if (row.id !== undefined) ctx.io.out(`${row.id}\n`); // -q: the ids only
     });
-    const seen = new Map<string, number>();
+    const { LineIndex } = await import('../util/lineIndex.js');
+    const seen = new LineIndex();
     const today = ctx.now();
     let index = 0;
     async function* checked(rows: AsyncIterable<CsvRow>): AsyncGenerator<BulkRow & { seq: number }> {

@@ -6,6 +6,7 @@ import { ApiError } from '../../../src/errors.js';
 import { DEFAULT_BACKOFF, pollDelay, watchAll, type Clock, type PollResult } from '../../../src/eligibility/backoff.js';
 import { checkRow } from '../../../src/eligibility/bulk.js';
 import { Pacer } from '../../../src/util/pacer.js';
+import { LineIndex } from '../../../src/util/lineIndex.js';
 import { buildRequest, checkField, checkFields, fieldsFromBody } from '../../../src/eligibility/request.js';
 import { verdictFor, worstExit } from '../../../src/eligibility/verdict.js';
 
@@ -74,7 +75,7 @@ describe('local field checks', () => {
 
   it('checkRow flags repeated patient ids with the first line', () => {
     const mapping = ['customerPatientId', 'firstName', 'lastName', 'dateOfBirth', 'memberId', 'payerId', 'providerName', 'npi'].map((field, index) => ({ field, index }));
-    const seen = new Map<string, number>();
+    const seen = new LineIndex();
     const vals = ['P1', 'A', 'B', '1980-01-01', 'M', '87726', 'Clinic', '1234567893'];
     expect(checkRow(2, vals, mapping, TODAY, seen).result).toBeUndefined();
     const dup = checkRow(3, vals, mapping, TODAY, seen);
