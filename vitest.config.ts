@@ -7,6 +7,7 @@ const { version } = JSON.parse(readFileSync(new URL('./package.json', import.met
 export default defineConfig({
   define: { __OUTREACH_VERSION__: JSON.stringify(version) },
   test: {
+    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The time zone test runs are given (baseEnv): in-process runs share this process's.
@@ -14,19 +15,9 @@ export default defineConfig({
     // Two cores here. Forks, not threads: tests change the umask and spawn processes.
     pool: 'forks',
     maxWorkers: 2,
-    projects: [
-      {
-        // Unit and sandbox tests leave nothing running behind them: their files share worker
-        // processes (a fresh process per file costs more than many of them take).
-        extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'], isolate: false },
-      },
-      {
-        // End-to-end files start servers, proxies and child processes that may still be busy when
-        // the file ends: each file in a process of its own.
-        extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts', 'test/security/**/*.test.ts'] },
-      },
-    ],
+    // Test files share worker processes: a fresh process per file (and the sandbox, fastify and the
+    // CLI's modules imported again in each) cost more than most files take. The CLI keeps no state
+    // between runs (src/main.ts), and a test that changes the process (umask, env) puts it back.
+    isolate: false,
   },
 });
