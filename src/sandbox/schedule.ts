@@ -29,8 +29,9 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 /** A valid IANA zone name, else 'UTC'. */
 function zoneOrUtc(tz: string | undefined): string {
   if (!tz) return 'UTC';
+  if (formatters.has(tz)) return tz; // known valid: building a formatter to check costs ~50 µs
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    formatter(tz);
     return tz;
   } catch {
     return 'UTC';
@@ -56,10 +57,19 @@ function formatter(tz: string): Intl.DateTimeFormat {
 }
 
 /** The wall clock of `tz` at instant `ms`. */
+// formatToParts costs ~10 µs and a batch schedules hundreds of steps at the same instants.
+const wallClocks = new Map<string, WallClock>();
+
 function wallClock(ms: number, tz: string): WallClock {
+  const key = `${tz}|${Math.floor(ms / 1000)}`;
+  const known = wallClocks.get(key);
+  if (known) return known;
   const parts: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  const w = { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  if (wallClocks.size >= 10_000) wallClocks.clear();
+  wallClocks.set(key, w);
+  return w;
 }
 
 /** Offset of `tz` from UTC at instant `ms`, in ms (New York in winter: -5 h). */

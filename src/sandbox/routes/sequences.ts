@@ -82,6 +82,7 @@ const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 export function batchCreator(db: Db, stores: Stores) {
   return db.transaction((org: number, def: SequenceDefinition, rows: ValidRow[], nextActivity: string) => {
     const now = nowIso();
+    const stepContext = stores.sequences.batchContext(org);
     return rows.map((r) => ({
       rowIndex: r.rowIndex,
       sequence_id: stores.sequences.create(org, {
@@ -93,6 +94,7 @@ export function batchCreator(db: Db, stores: Stores) {
         nextActivity,
         now,
         runnable: true,
+        stepContext,
       }),
     }));
   });

@@ -83,6 +83,8 @@ export interface NewSequence {
   outreach?: OutreachItem[];
   /** Run by the outreach scheduler (sequences created by a batch); seeded history is not. */
   runnable?: boolean;
+  /** The lookups for the steps, shared by the rows of one batch (see batchContext). */
+  stepContext?: StepContext;
 }
 
 export interface StepContext {
@@ -192,8 +194,26 @@ export function sequenceStore(db: Db, stepCtx: (orgId: number) => StepContext) {
           due: n.runnable ? 0 : null,
         }).lastInsertRowid,
       );
-      setSteps.run(JSON.stringify(buildSteps(id, n.definition, n.phone, n.nextActivity, stepCtx(orgId))), id);
+      setSteps.run(JSON.stringify(buildSteps(id, n.definition, n.phone, n.nextActivity, n.stepContext ?? stepCtx(orgId))), id);
       return id;
+    },
+    /**
+     * The step lookups for the rows of one batch, each asked once: a 100-row batch of a 3-step
+     * definition otherwise reads the same assistant and phone number 600 times. Use within one
+     * transaction only (nothing can change the answers meanwhile).
+     */
+    batchContext(orgId: number): StepContext {
+      const base = stepCtx(orgId);
+      const sources = new Map<number | null, string | null>();
+      const voicemails = new Map<number | null, string | null>();
+      const once = (cache: Map<number | null, string | null>, id: number | null, read: (id: number | null) => string | null) => {
+        if (!cache.has(id)) cache.set(id, read(id));
+        return cache.get(id)!;
+      };
+      return {
+        sourceFor: (id) => once(sources, id, base.sourceFor),
+        voicemailFor: (id) => once(voicemails, id, base.voicemailFor),
+      };
     },
     get(orgId: number, id: number, withOutreach = false): Sequence | undefined {
       const r = get.get(id, orgId) as SequenceRow | undefined;
