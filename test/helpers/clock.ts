@@ -1,68 +1,41 @@
-// A virtual clock for in-process runs: waits (backoffs, quiet periods, poll intervals, pacing) cost
-// no real time. Time still passes as it really does, and every sleep moves the clock forward by what
-// it would have waited: `now()` is the real time plus the sum of the skipped waits, so it starts at
-// the real time, never goes back, and stays near the clocks of the servers a test runs.
+// A virtual clock for in-process runs: waits (backoffs, quiet periods, poll intervals, pacing) run
+// `speed` times faster than real time, so they cost next to nothing. Time still passes as it really
+// does, and every sleep moves the clock forward by what it would have waited: `now()` is the real
+// time plus the waiting skipped so far, so it starts at the real time, never goes back, and stays
+// near the clocks of the servers a test runs.
 //
-// Sleeps wake in the order of their end times, one per turn of the event loop (setImmediate), so
-// concurrent waiters see the order real time would give them, and socket I/O runs in between.
+// Why not instant: the servers a run talks to (the sandbox's eligibility worker, a proxy holding a
+// request) work on real time. A wait that took no real time at all could use up a whole
+// `--timeout 300` in a burst of polls before a 300 ms check completes on a busy machine; at 100×, a
+// 300 s timeout still leaves those servers 3 s. A test whose point is real-world timing (a request
+// of another process still on its way) runs on real time instead (runCli's `realTime`).
 import type { Clock } from '../../src/util/clock.js';
 
-export interface VirtualClock extends Clock {
-  /** Milliseconds of waiting skipped so far. */
-  skippedMs(): number;
-}
-
-interface Sleeper {
-  at: number;
-  seq: number;
-  wake(): void;
-}
-
-export function virtualClock(): VirtualClock {
+export function virtualClock(opts: { speed?: number } = {}): Clock {
+  const speed = opts.speed ?? 100;
   let offset = 0;
-  let seq = 0;
-  const sleepers: Sleeper[] = [];
-  let scheduled = false;
   const now = () => Date.now() + offset;
-
-  const schedule = () => {
-    if (scheduled || sleepers.length === 0) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      sleepers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const next = sleepers.shift();
-      if (next) {
-        offset = Math.max(offset, next.at - Date.now());
-        next.wake();
-      }
-      schedule();
-    });
-  };
-
   return {
     now,
     random: Math.random,
-    skippedMs: () => offset,
     sleep(ms, signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise<void>((resolve, reject) => {
-        const sleeper: Sleeper = {
-          at: now() + Math.max(0, ms),
-          seq: seq++,
-          wake: () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
+        const at = now() + Math.max(0, ms);
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          offset = Math.max(offset, at - Date.now());
+          resolve();
         };
+        // Under a millisecond: the next turn of the event loop (setTimeout would round up to 1 ms).
+        const real = Math.max(0, ms) / speed;
+        const timer = real < 1 ? setImmediate(wake) : setTimeout(wake, real);
         const onAbort = () => {
-          const i = sleepers.indexOf(sleeper);
-          if (i >= 0) sleepers.splice(i, 1);
+          if (real < 1) clearImmediate(timer as NodeJS.Immediate);
+          else clearTimeout(timer as NodeJS.Timeout);
           reject(signal!.reason);
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        sleepers.push(sleeper);
-        schedule();
       });
     },
   };
