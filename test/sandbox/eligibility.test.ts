@@ -144,7 +144,8 @@ describe('eligibility (instant completion)', () => {
   });
 });
 
-describe('eligibility (delayed, queued)', () => {
+// Each test has its own sandbox and waits on real time: side by side.
+describe.concurrent('eligibility (delayed, queued)', () => {
   it('goes in-progress, then completed after the delay divided by speed', async () => {
     const sbx = await sandbox({ eligibilityDelayMs: 20_000, speed: 20 }); // 1 s
     try {
