@@ -1,5 +1,5 @@
 // Where a command reads and writes, and what the terminal allows: TTY detection, colour, prompting.
-// Tests build one over buffers with `createTestIo`.
+// Tests build one over buffers with `createTestIo`, or give `main` buffer streams (`createBufferStreams`).
 import { jsonTerminalSafe } from './output/safe.js';
 import type { ChalkInstance } from 'chalk';
 import { PassThrough, Writable, type Readable } from 'node:stream';
