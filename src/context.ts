@@ -38,7 +38,7 @@ export interface Context {
   store(): Promise<ProfileStore>;
   settings(): Promise<Settings>;
   /** A client for the resolved base URL; throws AuthError (exit 4) when no key is known, unless anonymous. */
-  client(opts?: { anonymous?: boolean }): Promise<HttpClient>;
+  client(opts?: { anonymous?: boolean; bulk?: boolean }): Promise<HttpClient>;
   prompter(): Promise<Prompter>;
   /** Set by long-running commands that handle Ctrl-C themselves (e.g. to write a journal). */
   handlesInterrupt: boolean;
@@ -112,6 +112,7 @@ export function createContext(deps: ContextDeps): Context {
         random: clock.random,
         now: clock.now,
         env,
+        bulk: opts.bulk,
         userAgent: `outreach-cli/${__OUTREACH_VERSION__} node/${process.versions.node}`,
         retry: {
           ...(retryBase >= 0 && Number.isFinite(retryBase) && env.OUTREACH_RETRY_BASE_MS ? { baseDelayMs: retryBase } : {}),

@@ -6,7 +6,9 @@
 // proxy is configured, in which case the undici package's EnvHttpProxyAgent is loaded, because
 // Node 20's fetch ignores HTTP(S)_PROXY. Importing the undici package costs about 1.2× a bare node
 // start on this machine against 0.4× for the built-in fetch, and most runs (cron jobs) are one
-// request or a few: see bench/calls-list.mjs.
+// request or a few: see bench/calls-list.mjs. A bulk run (thousands of requests) asks for the undici
+// package anyway (`bulk`): its request API gives about 3× the throughput of Node 20's fetch, with
+// far less garbage per request, so memory stays flat over a million rows.
 import { MalformedResponseError, NetworkError, UnknownOutcomeError } from '../errors.js';
 import { apiErrorFrom, headerValue } from './errors.js';
 import {
@@ -48,6 +50,8 @@ export interface HttpClientOptions {
    */
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** Thousands of requests ahead: use the undici package's request API even without a proxy. */
+  bulk?: boolean;
 }
 
 export interface RequestOptions {
@@ -136,16 +140,14 @@ export class HttpClient {
     // The lower-case names win, as in undici.
     const httpProxy = env.http_proxy ?? env.HTTP_PROXY ?? '';
     const httpsProxy = env.https_proxy ?? env.HTTPS_PROXY ?? '';
-    if (httpProxy || httpsProxy) {
+    if (httpProxy || httpsProxy || this.opts.bulk) {
       const undici = await import('undici');
       // EnvHttpProxyAgent honours HTTP(S)_PROXY and NO_PROXY; keep-alive is undici's default. Every
       // setting is given from our env (an empty one means none), so it never reads process.env.
-      const dispatcher = new undici.EnvHttpProxyAgent({
-        keepAliveTimeout: 10_000,
-        httpProxy,
-        httpsProxy,
-        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-      });
+      const dispatcher =
+        httpProxy || httpsProxy
+          ? new undici.EnvHttpProxyAgent({ keepAliveTimeout: 10_000, httpProxy, httpsProxy, noProxy: env.no_proxy ?? env.NO_PROXY ?? '' })
+          : new undici.Agent({ keepAliveTimeout: 10_000 });
       this.closeTransport = () => dispatcher.close();
       this.transport = async (url, init) => {
         const res = await undici.request(url, { ...init, dispatcher });

@@ -95,7 +95,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     }
 
     // 3. Stream, check, submit; settle in file order.
-    const client = await ctx.client();
+    const client = await ctx.client({ bulk: true });
     const api = await import('../api/eligibility.js');
     const tally = newTally();
     const invalidShown: string[] = [];
