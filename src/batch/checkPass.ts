@@ -11,7 +11,8 @@ import { readChunkAnswer } from './answer.js';
 import type { JournalState } from './journal.js';
 import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
-import { changedFile, rowsOf } from './source.js';
+import { changedFile, rowsOf, rowsOfFile } from './source.js';
+import type { CsvFile } from '../csv/reader.js';
 import { addProblem, CHUNK_SIZE, DEFAULT_CONCURRENCY, type BatchOptions, type Checks } from './types.js';
 
 export interface CheckPassInput {
@@ -25,6 +26,8 @@ export interface CheckPassInput {
   /** No client: local checks only (--dry-run). */
   client?: HttpClient;
   pacer: Pacer;
+  /** The file as prepare opened it (header read): read on from there rather than opened again. */
+  file?: CsvFile;
 }
 
 interface PendingChunk {
@@ -77,7 +80,7 @@ export async function checkPass(ctx: Context, p: CheckPassInput): Promise<Checks
   };
 
   try {
-    for await (const { line, values } of rowsOf(o)) {
+    for await (const { line, values } of p.file ? rowsOfFile(p.file) : rowsOf(o)) {
       if (ctx.signal.aborted) throw new InterruptedError(INTERRUPTED);
       checks.rows++;
       if (state?.created.has(line)) continue; // created by an earlier run

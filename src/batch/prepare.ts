@@ -5,6 +5,7 @@ import type { DefinitionRecord } from '../api/definitions.js';
 import type { Context } from '../context.js';
 import { UsageError, ValidationError } from '../errors.js';
 import type { ColumnMapping } from '../csv/headers.js';
+import type { CsvFile } from '../csv/reader.js';
 import type { JournalHashing } from '../journal/hashing.js';
 import { headersHash, readJournal, replay, type JournalState } from './journal.js';
 import { makeRowChecker } from './rows.js';
@@ -18,6 +19,8 @@ export interface Prepared {
   /** The service's Date header when the definition was read (the resume window's start). */
   serverDate?: string;
   hdrHash: string;
+  /** The file, its header read and its rows not yet: the check pass reads on from here. */
+  file: CsvFile;
   check: ReturnType<typeof makeRowChecker>;
   phones: JournalHashing;
   nextActivity?: string;
@@ -30,13 +33,19 @@ export async function prepare(ctx: Context, o: BatchOptions, mode: Mode, journal
   const getClient = async () => (client ??= await ctx.client());
   const { definition, serverDate } = await loadDefinition(ctx, o, o.definition ?? state?.begin?.definition_id, getClient);
 
-  const { mapping, headers } = await matchColumns(ctx, o, definition);
+  const { mapping, headers, file } = await matchColumns(ctx, o, definition);
   const hdrHash = headersHash(headers);
-  if (state?.begin && state.begin.headers !== hdrHash) {
-    throw new UsageError(`${o.file} does not have the columns it had when the journal ${journalPath} was started; resume with the same file.`);
-  }
   const { isSupportedCountry } = await import('../csv/phone.js');
-  if (!isSupportedCountry(o.country)) throw new UsageError(`--country "${o.country}" is not a known country code (use two letters, e.g. US, CA, GB).`);
+  const refusal =
+    state?.begin && state.begin.headers !== hdrHash
+      ? `${o.file} does not have the columns it had when the journal ${journalPath} was started; resume with the same file.`
+      : !isSupportedCountry(o.country)
+        ? `--country "${o.country}" is not a known country code (use two letters, e.g. US, CA, GB).`
+        : undefined;
+  if (refusal) {
+    await closeRows(file);
+    throw new UsageError(refusal);
+  }
   const { journalHashing } = await import('../journal/hashing.js');
   const { configDir } = await import('../config/profiles.js');
   return {
@@ -44,6 +53,7 @@ export async function prepare(ctx: Context, o: BatchOptions, mode: Mode, journal
     definition,
     serverDate,
     hdrHash,
+    file,
     check: makeRowChecker(mapping, definition.inputs_definition, o.country),
     phones: journalHashing(state?.begin, configDir(ctx.env), journalPath),
     nextActivity: o.nextActivity ?? state?.begin?.next_activity,
@@ -107,9 +117,17 @@ async function loadDefinition(
 }
 
 /** Matches the file's header to the row keys and the definition's inputs; asks on a terminal for missing ones. */
-async function matchColumns(ctx: Context, o: BatchOptions, definition: DefinitionRecord): Promise<{ mapping: ColumnMapping[]; headers: string[] }> {
+async function matchColumns(ctx: Context, o: BatchOptions, definition: DefinitionRecord): Promise<{ mapping: ColumnMapping[]; headers: string[]; file: CsvFile }> {
   const csv = await openFile(o);
-  await closeRows(csv);
+  try {
+    return await matchHeader(ctx, o, definition, csv);
+  } catch (err) {
+    await closeRows(csv);
+    throw err;
+  }
+}
+
+async function matchHeader(ctx: Context, o: BatchOptions, definition: DefinitionRecord, csv: CsvFile): Promise<{ mapping: ColumnMapping[]; headers: string[]; file: CsvFile }> {
   const { matchHeaders, BATCH_TARGETS, inputTargets, parseMapOptions, MapOptionError, headerProblemsError } = await import('../csv/headers.js');
   const targets = [...BATCH_TARGETS, ...inputTargets(definition.inputs_definition)];
   let match;
@@ -126,7 +144,7 @@ async function matchColumns(ctx: Context, o: BatchOptions, definition: Definitio
   if (match.missingRequired.length) mapping = await askMissing(ctx, csv.headers, mapping, match.missingRequired, match.ignored);
   const unmatched = targets.filter((t) => !mapping.some((m) => m.field === t.field)).map((t) => t.field);
   printMapping(ctx, o.file, definition, mapping, csv.headers, unmatched);
-  return { mapping, headers: csv.headers };
+  return { mapping, headers: csv.headers, file: csv };
 }
 
 async function askMissing(ctx: Context, headers: string[], mapping: ColumnMapping[], missing: string[], ignored: string[]): Promise<ColumnMapping[]> {

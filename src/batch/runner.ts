@@ -17,6 +17,7 @@ import { resumeCommand } from './continue.js';
 import { createPass } from './createPass.js';
 import { JOURNAL_VERSION, replay, type BeginRecord, type JournalState } from './journal.js';
 import { prepare } from './prepare.js';
+import { closeRows } from './source.js';
 import { Progress } from './progress.js';
 import { report, RESUME_PROMISE, stillUnknown, writeResults } from './report.js';
 import type { BatchOptions, Mode } from './types.js';
@@ -56,7 +57,12 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
 
   if (state && state.unknown.size) {
     const { settleUnknown } = await import('./resume.js');
-    await settleUnknown(ctx, o, state, definition.id, journalPath, await prep.client(), prep.check, prep.phones);
+    try {
+      await settleUnknown(ctx, o, state, definition.id, journalPath, await prep.client(), prep.check, prep.phones);
+    } catch (err) {
+      await closeRows(prep.file);
+      throw err;
+    }
   }
 
   const checks = await checkPass(ctx, {
@@ -68,6 +74,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     progress,
     client: mode === 'dry-run' ? undefined : await prep.client(),
     pacer,
+    file: prep.file,
   });
   const invalidCount = checks.invalid.size + checks.unnamedInvalid;
 

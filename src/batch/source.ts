@@ -21,9 +21,14 @@ export async function closeRows(csv: CsvFile): Promise<void> {
 
 /** Iterates the rows of a fresh read of the file; CSV damage becomes a usage error (exit 2). */
 export async function* rowsOf(o: BatchOptions, hdrHash?: string): AsyncGenerator<CsvRow> {
-  const { CsvFormatError } = await import('../csv/reader.js');
   const csv = await openFile(o);
   if (hdrHash && headersHash(csv.headers) !== hdrHash) throw new UsageError(`${o.file} changed while the batch was running (its columns differ).`);
+  yield* rowsOfFile(csv);
+}
+
+/** The rows of a file already opened (its header read); CSV damage becomes a usage error. */
+export async function* rowsOfFile(csv: CsvFile): AsyncGenerator<CsvRow> {
+  const { CsvFormatError } = await import('../csv/reader.js');
   try {
     for await (const row of csv.rows) yield row;
   } catch (err) {
