@@ -60,8 +60,10 @@ export function baseEnv(configDir: string): Record<string, string> {
   return env;
 }
 
-// OUTREACH_TEST_SPAWN=1 spawns every run: to tell a difference of the in-process path from the CLI's.
+// To tell a difference of the in-process path from the CLI's: OUTREACH_TEST_SPAWN=1 spawns every
+// run; OUTREACH_TEST_REAL_TIME=1 runs every in-process run on real time.
 const SPAWN_ALL = process.env.OUTREACH_TEST_SPAWN === '1';
+const REAL_TIME_ALL = process.env.OUTREACH_TEST_REAL_TIME === '1';
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const env: Record<string, string> = {};
@@ -100,7 +102,7 @@ async function runInProcess(args: string[], env: Record<string, string>, opts: R
     }, opts.timeoutMs ?? 30_000);
   });
   try {
-    const run = main(args, { io: buffers.streams, env, clock: opts.clock ?? (opts.realTime ? realClock : virtualClock()), signal: stop.signal });
+    const run = main(args, { io: buffers.streams, env, clock: opts.clock ?? (opts.realTime || REAL_TIME_ALL ? realClock : virtualClock()), signal: stop.signal });
     const code = await Promise.race([run, timedOut]);
     return { code, stdout: buffers.stdout(), stderr: buffers.stderr() };
   } finally {
