@@ -55,6 +55,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     timeoutMs: ctx.globals.requestTimeoutSec * 1000,
     trace: ctx.globals.debug ? ctx.debug : undefined,
     signal: ctx.signal,
+    env: ctx.env,
   });
   try {
     await client.get('/eligibility', { query: { limit: 1 } });

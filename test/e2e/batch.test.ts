@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { virtualClock } from '../helpers/clock.js';
 import { sandboxRequest, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sbx: TestSandbox;
@@ -345,8 +346,12 @@ describe('Ctrl-C during a create', () => {
       await proxy.close();
     }
     // Resumed at once: the chunk cut off by Ctrl-C is still inside the proxy and reaches the sandbox
-    // ~0.8 s later. The resume must wait it out rather than take "not listed yet" for "absent".
-    const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], { env: sbx.env(tmp.dir) });
+    // ~0.8 s later. The resume must wait it out rather than take "not listed yet" for "absent". The
+    // quiet period (2 s timeout + 5 s) runs on a clock 4× real time: 1.75 s, still longer than the hold.
+    const resume = await runCli(['sequences', 'batch', file, '--definition', '1', '--out', out, '--resume', '--yes'], {
+      env: sbx.env(tmp.dir),
+      clock: virtualClock({ speed: 4 }),
+    });
     expect(resume.code, resume.stderr).toBe(0);
     await expectEachPhoneOnce(file, 250);
   });

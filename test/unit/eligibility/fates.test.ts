@@ -50,7 +50,11 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'elig-fates-'));
   journalPath = join(dir, 'j.ndjson');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const opened: JournalWriter[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((j) => j.close())); // close() twice is harmless
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** A submit that answers from a script, one entry per call (an Error is thrown). */
 function scripted(script: Array<Error | number>) {
@@ -69,7 +73,7 @@ async function deps(submit: SubmitDeps['submit'], extra: Partial<SubmitDeps> = {
     submit,
     lookup: async () => lookup,
     clock: fakeClock(),
-    journal: await JournalWriter.open(journalPath),
+    journal: opened[opened.push(await JournalWriter.open(journalPath)) - 1]!,
     state: await readJournal(journalPath),
     concurrency: 1,
     ...extra,
