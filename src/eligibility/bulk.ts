@@ -308,12 +308,20 @@ export async function submitRows(rows: Iterable<BulkRow> | AsyncIterable<BulkRow
   };
 
   const worker = async () => {
-    for (let row = await nextRow(); row; row = await nextRow()) {
-      if ((await decide(row)) === 'send') await send(row);
-      await deps.onSettled?.(row);
+    try {
+      for (let row = await nextRow(); row; row = await nextRow()) {
+        if ((await decide(row)) === 'send') await send(row);
+        await deps.onSettled?.(row);
+      }
+    } catch (err) {
+      stop = true; // the journal or the results cannot be written: the other workers send nothing more
+      throw err;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
+  // Every worker ends before the run does (none may append to a journal the caller then closes).
+  const ended = await Promise.allSettled(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
+  const failed = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failed) throw failed.reason;
   if (deps.signal?.aborted) summary.interrupted = true;
   return summary;
 }
