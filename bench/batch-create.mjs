@@ -10,6 +10,7 @@
 // >= 1.5x. Then, from the proxy's log of the best CLI run, where its time went.
 //   node bench/batch-create.mjs
 //   BENCH_ROWS=5000 BENCH_ROUNDS=3 BENCH_LATENCY_MS=60 BENCH_PROFILE=1 (CPU profile of one CLI run)
+//   BENCH_CLI_ARGS="--concurrency 8" (extra flags for the CLI run)
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { best, bin, describeTimeline, fmtMs, main, makePatients, num, patientChunks, printCpuProfile, RAW_POSTER, runCli, runNode, startLatencyProxy, startSandbox, tempDir, verdict } from './lib.mjs';
@@ -17,6 +18,7 @@ import { best, bin, describeTimeline, fmtMs, main, makePatients, num, patientChu
 const ROWS = num('BENCH_ROWS', 5000);
 const ROUNDS = num('BENCH_ROUNDS', 3);
 const LATENCY = num('BENCH_LATENCY_MS', 60);
+const CLI_ARGS = (process.env.BENCH_CLI_ARGS ?? '').split(' ').filter(Boolean);
 const GOAL = 1.5;
 const DEFINITION = 1; // the seeded "Appointment reminder" (appointmentDate required; time, clinic, provider optional)
 
@@ -62,7 +64,7 @@ await main(
         const sbx = await freshSandbox();
         const out = join(dir, `results-${round}.csv`);
         const cfg = tempDir('outreach-bench-cfg-');
-        const r = await runCli(['sequences', 'batch', csv, '--definition', String(DEFINITION), '--yes', '--out', out], {
+        const r = await runCli(['sequences', 'batch', csv, '--definition', String(DEFINITION), '--yes', '--out', out, ...CLI_ARGS], {
           env: { PATH: process.env.PATH, HOME: cfg, OUTREACH_CONFIG_DIR: cfg, OUTREACH_BASE_URL: proxy.url, OUTREACH_API_KEY: sbx.key, NO_COLOR: '1' },
         });
         const { log, maxInFlight } = proxy.take();
