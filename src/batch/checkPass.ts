@@ -6,6 +6,7 @@ import type { HttpClient } from '../api/http.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import type { JournalHashing } from '../journal/hashing.js';
+import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { tellPacer, type Pacer } from '../util/pacer.js';
 import { readChunkAnswer } from './answer.js';
 import type { JournalState } from './journal.js';
@@ -13,7 +14,7 @@ import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf, rowsOfFile } from './source.js';
 import type { CsvFile } from '../csv/reader.js';
-import { addProblem, CHUNK_SIZE, DEFAULT_CONCURRENCY, type BatchOptions, type Checks } from './types.js';
+import { addProblem, CHUNK_SIZE, type BatchOptions, type Checks } from './types.js';
 
 export interface CheckPassInput {
   o: BatchOptions;

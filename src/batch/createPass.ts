@@ -12,13 +12,14 @@ import { CliError, UnknownOutcomeError } from '../errors.js';
 import { fateOf, type Fate } from '../api/errors.js';
 import type { JournalWriter } from '../journal/file.js';
 import type { JournalHashing } from '../journal/hashing.js';
+import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { tellPacer, type Pacer } from '../util/pacer.js';
 import { readChunkAnswer } from './answer.js';
 import type { JournalState } from './journal.js';
 import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf } from './source.js';
-import { addProblem, CHUNK_SIZE, DEFAULT_CONCURRENCY, type BatchOptions, type Checks, type Stop } from './types.js';
+import { addProblem, CHUNK_SIZE, type BatchOptions, type Checks, type Stop } from './types.js';
 
 export interface CreatePassInput {
   o: BatchOptions;

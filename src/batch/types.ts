@@ -4,8 +4,6 @@ import type { NumberingState } from './answer.js';
 import type { Problem } from './rows.js';
 
 export const CHUNK_SIZE = 100;
-/** Requests in flight at once unless --concurrency says otherwise (validate and create passes). */
-export const DEFAULT_CONCURRENCY = 4;
 
 export interface BatchOptions {
   file: string;

@@ -7,10 +7,9 @@
 // Version 1 journals (written before the engine: no begin record, patient ids in clear, lines
 // `{"event": ...}`) are read with their own rule (a damaged line was skipped) and rewritten at once
 // as version 2, so the ids in clear leave the disk and the run continues where it stopped.
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Context } from '../context.js';
-import { checkHeader, JournalWriter, readRecords, type JournalRecord } from '../journal/file.js';
+import { checkHeader, JournalWriter, parseLine, readJournalText, recordsOf, type JournalRecord } from '../journal/file.js';
 import { journalHashing, type HashParams, type JournalHashing } from '../journal/hashing.js';
 
 export const BULK_JOURNAL_VERSION = 2;
@@ -80,14 +79,17 @@ export interface BulkJournal {
 export async function openBulkJournal(ctx: Context, csvPath: string): Promise<BulkJournal> {
   const path = journalPath(csvPath);
   const { configDir } = await import('../config/profiles.js');
-  const legacy = await readLegacy(path);
+  // Read once: the old format is told apart from the current one by its first line.
+  const text = await readJournalText(path);
+  const legacy = text === undefined ? undefined : legacyRecords(text);
   let state: JournalState;
   let hashing: JournalHashing;
+  let fresh = false; // no journal yet: it starts with its begin record
   if (legacy) {
     hashing = journalHashing(undefined, configDir(ctx.env), path);
     state = await rewriteLegacy(ctx, path, csvPath, legacy, hashing);
   } else {
-    const records = await readRecords(path);
+    const records = text === undefined ? undefined : recordsOf(path, text);
     if (records?.length) {
       const begin = checkHeader(path, records, 'eligibility-bulk', [BULK_JOURNAL_VERSION]) as unknown as BulkBegin;
       hashing = journalHashing(begin, configDir(ctx.env), path);
@@ -95,11 +97,11 @@ export async function openBulkJournal(ctx: Context, csvPath: string): Promise<Bu
     } else {
       hashing = journalHashing(undefined, configDir(ctx.env), path);
       state = replay([]);
+      fresh = true;
     }
   }
   const writer = await JournalWriter.open(path);
-  const { size } = await import('node:fs/promises').then((fs) => fs.stat(path));
-  if (size === 0) await writer.append(beginRecord(ctx, csvPath, hashing));
+  if (fresh) await writer.append(beginRecord(ctx, csvPath, hashing));
   else await writer.append({ type: 'resume', at: ctx.now().toISOString() });
   return { state, keyOf: (id) => hashing.hash(id), append: (r, opts) => writer.append(r, opts), close: () => writer.close() };
 }
@@ -117,28 +119,13 @@ function beginRecord(ctx: Context, csvPath: string, hashing: JournalHashing): Bu
 }
 
 /** The records of a version 1 journal (no begin record, `event` lines), or undefined when it is not one. */
-async function readLegacy(path: string): Promise<JournalRecord[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const parse = (l: string): Record<string, unknown> | undefined => {
-    try {
-      const v = JSON.parse(l) as unknown;
-      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+function legacyRecords(text: string): JournalRecord[] | undefined {
   const lines = text.split('\n').filter((l) => l.trim());
-  const first = lines.length ? parse(lines[0]!) : undefined;
+  const first = lines.length ? parseLine(lines[0]!) : undefined;
   if (!first || typeof first.event !== 'string' || 'type' in first) return undefined;
   // Version 1's own rule: a line it cannot read (cut off by a crash) is skipped.
   return lines.flatMap((l) => {
-    const e = parse(l);
+    const e = parseLine(l);
     return e && typeof e.event === 'string' ? [{ ...e, type: e.event } as JournalRecord] : [];
   });
 }

@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import type { CsvRow } from '../csv/reader.js';
 import type { ResultsWriter } from '../csv/results.js';
 import { commandLine } from '../journal/words.js';
+import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { checkRow, RESULT_COLUMNS, resultRecord, submitRows, type BulkRow, type SubmitSummary } from './bulk.js';
 import { journalPath, openBulkJournal } from './bulkJournal.js';
 import { finalVerdict, newTally, summarise } from './bulkSummary.js';
@@ -192,7 +193,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
 function continueCommand(o: BulkOptions): string {
   const args = ['outreach', 'eligibility', 'check', '--csv', o.csv];
   for (const m of o.map) args.push('--map', m);
-  if (o.concurrency !== 4) args.push('--concurrency', String(o.concurrency));
+  if (o.concurrency !== DEFAULT_CONCURRENCY) args.push('--concurrency', String(o.concurrency));
   if (o.out) args.push('--out', o.out);
   if (o.webhook?.url) args.push('--webhook-url', o.webhook.url, ...(o.webhookSecretFlag ?? []));
   return commandLine(args);

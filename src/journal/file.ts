@@ -32,27 +32,41 @@ const KIND_NAMES: Record<JournalKind, string> = {
   'eligibility-bulk': 'an `eligibility check --csv` journal',
 };
 
-/** Reads a journal's records; undefined when there is none. Damage other than a torn last line is refused. */
-export async function readRecords(path: string): Promise<JournalRecord[] | undefined> {
-  let text: string;
+/** A journal's text; undefined when there is none. */
+export async function readJournalText(path: string): Promise<string | undefined> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** One line as a JSON object, or undefined (not JSON, or not an object). */
+export function parseLine(line: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a journal's records; undefined when there is none. Damage other than a torn last line is refused. */
+export async function readRecords(path: string): Promise<JournalRecord[] | undefined> {
+  const text = await readJournalText(path);
+  return text === undefined ? undefined : recordsOf(path, text);
+}
+
+/** The records of a journal's text (see readRecords). */
+export function recordsOf(path: string, text: string): JournalRecord[] {
   const lines = text.split('\n');
   const records: JournalRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (l.trim() === '') continue;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(l);
-    } catch {
-      rec = undefined;
-    }
-    if (rec && typeof rec === 'object' && !Array.isArray(rec) && typeof (rec as JournalRecord).type === 'string') {
+    const rec = parseLine(l);
+    if (rec && typeof rec.type === 'string') {
       records.push(rec as JournalRecord);
       continue;
     }

@@ -12,7 +12,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     if (opts[k] !== undefined) throw new UsageError(`--csv takes every field from the file; drop --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.`);
   }
   const { parseConcurrency } = await import('../../util/concurrency.js');
-  const concurrency = parseConcurrency(opts.concurrency, 4);
+  const concurrency = parseConcurrency(opts.concurrency);
   const { parseSeconds } = await import('./watch.js');
   const intervalSec = parseSeconds(opts.interval, '--interval', 10);
   const timeoutSec = parseSeconds(opts.timeout, '--timeout', 300);

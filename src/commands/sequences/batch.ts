@@ -117,7 +117,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
     throw new UsageError('Missing --definition <id>: which sequence definition the rows are for (see `outreach definitions list`).');
   }
   const { parseConcurrency } = await import('../../util/concurrency.js');
-  const concurrency = parseConcurrency(opts.concurrency, 4);
+  const concurrency = parseConcurrency(opts.concurrency);
   const { runBatch } = await import('../../batch/runner.js');
   await runBatch(
     {
