@@ -101,7 +101,8 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     const tally = newTally();
     const invalidShown: string[] = [];
     const keep: BulkRow[] | undefined = o.wait || (!out && !(ctx.globals.quiet && !ctx.globals.formatExplicit) && ctx.globals.format !== 'ndjson') ? [] : undefined;
-    const progress = makeProgress(ctx);
+    // Rows streamed to a terminal's stdout would be cut by a progress line redrawn on stderr.
+    const progress = makeProgress(ctx, !keep && !out && ctx.io.isStdoutTTY);
     const order = new InOrder<BulkRow>(async (row) => {
       tally.rows++;
       tally.by[row.result ?? 'not-sent']++;
@@ -230,9 +231,9 @@ class InOrder<T> {
   }
 }
 
-/** A live count on stderr when it is a terminal (and not -q); nothing otherwise. */
-function makeProgress(ctx: Context) {
-  const live = ctx.io.isStderrTTY && !ctx.globals.quiet;
+/** A live count on stderr when it is a terminal (not -q, no rows streaming to the same screen); nothing otherwise. */
+function makeProgress(ctx: Context, rowsOnScreen: boolean) {
+  const live = ctx.io.isStderrTTY && !ctx.globals.quiet && !rowsOnScreen;
   let settled = 0;
   let ok = 0;
   let bad = 0;

@@ -100,9 +100,7 @@ export function checkHeader(path: string, records: readonly JournalRecord[], wan
 
 function damaged(path: string, what: string): UsageError {
   return new UsageError(`The journal ${path} is damaged (${what}); nothing was sent.`, {
-    hint:
-      'It records which rows were already sent, so the run cannot safely continue without it. Restore it, or move it away ' +
-      'to start afresh after checking on the service which rows were created.',
+    hint: 'It says which rows were already sent. Restore it, or check on the service which rows were\ncreated and move it away to start afresh.',
   });
 }
 

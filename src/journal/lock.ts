@@ -232,7 +232,15 @@ export async function lockJournal(
     lock = await acquireLock(lockPath);
   } catch (err) {
     if (err instanceof LockedError) {
-      throw new UsageError(`Another run is using the journal ${journal}: ${err.message}. Nothing was sent by this run.`, { code: 'locked' });
+      // The holder in a few words, the way out on its own line (an 80-column terminal).
+      const h = err.holder;
+      const who = h ? ` (pid ${h.pid}${h.hostname === hostname() ? '' : ` on ${h.hostname}`}, started ${h.started_at})` : '';
+      throw new UsageError(`Another run is using the journal ${journal}${who}. Nothing was sent by this run.`, {
+        code: 'locked',
+        hint: h
+          ? `Wait for it to finish, or delete ${lockPath} if that run is gone.`
+          : `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`,
+      });
     }
     throw err;
   }
