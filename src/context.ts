@@ -42,6 +42,12 @@ export interface Context {
   prompter(): Promise<Prompter>;
   /** Set by long-running commands that handle Ctrl-C themselves (e.g. to write a journal). */
   handlesInterrupt: boolean;
+  /**
+   * What a Ctrl-C now leaves behind, said after "Interrupted." when the interrupt ends the run: set
+   * by a command while it waits on work that goes on without it ("The check goes on in the service;
+   * follow it with: outreach eligibility watch 2"), cleared when that wait ends.
+   */
+  interruptNote?: string;
 }
 
 export interface ContextDeps {

@@ -144,7 +144,8 @@ export async function main(argv: string[], opts: MainOptions): Promise<number> {
       controller.abort(new InterruptedError());
       if (invocation.current?.handlesInterrupt) return;
       leftEarly = true;
-      io.stderr.write('\nInterrupted.\n');
+      const note = invocation.current?.interruptNote;
+      io.stderr.write(`\nInterrupted.\n${note ? `${terminalSafe(note, { multiline: true })}\n` : ''}`);
       resolve(ExitCode.interrupted);
     };
   });
