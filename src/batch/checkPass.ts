@@ -38,12 +38,29 @@ interface PendingChunk {
 
 const INTERRUPTED = 'Interrupted while checking the file; nothing was created.';
 
+/** A second line with the same phone number: a warning naming the first line (the row is still valid). */
+function duplicatePhone(checks: Checks, c: CheckedRow, first: number | undefined): void {
+  if (first === undefined) return;
+  checks.duplicatePhones.add(c.line);
+  c.problems.push({
+    line: c.line,
+    field: 'phoneNumber',
+    column: c.phoneColumn,
+    code: 'duplicate_phone',
+    message: `same phone number as line ${first}`,
+    severity: 'warning',
+    source: 'local',
+  });
+}
+
 export async function checkPass(ctx: Context, p: CheckPassInput): Promise<Checks> {
   const { o, state, client, pacer } = p;
   const { postBatch } = await import('../api/sequences.js');
   const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
   const unknown = new Set(o.resendUnknown ? [] : (state?.unknown.keys() ?? []));
-  const checks: Checks = { rows: 0, invalid: new Set(), unnamedInvalid: 0, problems: [], seen: new Set(), toCreate: 0, unknown, rejected: new Set(), numbering: {} };
+  const checks: Checks = { rows: 0, invalid: new Set(), unnamedInvalid: 0, problems: [], seen: new Set(), toCreate: 0, unknown, rejected: new Set(), numbering: {}, duplicatePhones: new Set() };
+  const { LineIndex } = await import('../util/lineIndex.js');
+  const phoneLines = new LineIndex();
   const inFlight: Array<Promise<{ chunk: PendingChunk; result?: Awaited<ReturnType<typeof postBatch>>; error?: unknown }>> = [];
   let chunk: PendingChunk = { lines: [], rows: [] };
 
@@ -89,8 +106,9 @@ export async function checkPass(ctx: Context, p: CheckPassInput): Promise<Checks
       const known = state?.phones.get(line);
       if (known !== undefined && (!c.phone || p.phones.hash(c.phone) !== known)) throw changedFile(o, line);
       if (unknown.has(line)) continue; // may have been created: not sent again (unless --resend-unknown)
-      if (c.problems.length) {
-        for (const problem of c.problems) addProblem(checks, problem);
+      if (c.phone) duplicatePhone(checks, c, phoneLines.firstLineOrAdd(c.phone, line));
+      for (const problem of c.problems) addProblem(checks, problem);
+      if (c.problems.some((x) => x.severity === 'error')) {
         checks.invalid.add(line);
       } else {
         checks.toCreate++;

@@ -10,6 +10,7 @@ import type { JournalHashing } from '../journal/hashing.js';
 import { headersHash, readJournal, replay, type JournalState } from './journal.js';
 import { makeRowChecker } from './rows.js';
 import { closeRows, openFile } from './source.js';
+import { terminalSafe } from '../output/safe.js';
 import type { BatchOptions, Mode } from './types.js';
 
 export interface Prepared {
@@ -143,7 +144,7 @@ async function matchHeader(ctx: Context, o: BatchOptions, definition: Definition
   let mapping = match.mapping;
   if (match.missingRequired.length) mapping = await askMissing(ctx, csv.headers, mapping, match.missingRequired, match.ignored);
   const unmatched = targets.filter((t) => !mapping.some((m) => m.field === t.field)).map((t) => t.field);
-  printMapping(ctx, o.file, definition, mapping, csv.headers, unmatched);
+  await printMapping(ctx, o.file, definition, mapping, csv.headers, unmatched);
   return { mapping, headers: csv.headers, file: csv };
 }
 
@@ -162,13 +163,17 @@ async function askMissing(ctx: Context, headers: string[], mapping: ColumnMappin
   return out.sort((a, b) => a.index - b.index);
 }
 
-function printMapping(ctx: Context, file: string, def: DefinitionRecord, mapping: ColumnMapping[], headers: string[], unmatched: string[]): void {
-  const width = Math.max(6, ...mapping.map((m) => m.column.length));
-  const lines = [`${file}: columns for definition ${def.id} "${def.name}":`];
-  for (const m of mapping) lines.push(`  ${m.column.padEnd(width)} → ${m.field}`);
+async function printMapping(ctx: Context, file: string, def: DefinitionRecord, mapping: ColumnMapping[], headers: string[], unmatched: string[]): Promise<void> {
+  const [{ default: stringWidth }, { renderOptionsFor, wrapLine }] = await Promise.all([import('string-width'), import('../output/problems.js')]);
+  const { width } = renderOptionsFor(ctx.io, ctx.globals.format);
+  // Headers are the file's (outside text): inert before they are measured and padded.
+  const shown = mapping.map((m) => ({ column: terminalSafe(m.column), field: m.field }));
+  const columnWidth = Math.max(6, ...shown.map((m) => stringWidth(m.column)));
+  const lines = wrapLine(`${file}: columns for definition ${def.id} "${def.name}":`, width, '  ');
+  for (const m of shown) lines.push(`  ${m.column}${' '.repeat(columnWidth - stringWidth(m.column))} → ${m.field}`);
   const used = new Set(mapping.map((m) => m.index));
   const ignored = headers.filter((_, i) => !used.has(i));
-  if (ignored.length) lines.push(`  ignored: ${ignored.map((h) => `"${h}"`).join(', ')}`);
-  if (unmatched.length) lines.push(`  not in the file (optional): ${unmatched.join(', ')}`);
+  if (ignored.length) lines.push(...wrapLine(`  ignored: ${ignored.map((h) => `"${h}"`).join(', ')}`, width, '    '));
+  if (unmatched.length) lines.push(...wrapLine(`  not in the file (optional): ${unmatched.join(', ')}`, width, '    '));
   ctx.info(lines.join('\n'));
 }

@@ -4,13 +4,13 @@ import type { DefinitionRecord } from '../api/definitions.js';
 import type { Context } from '../context.js';
 import { IncompleteError, UsageError } from '../errors.js';
 import { lineList } from '../journal/words.js';
+import type { ProblemEntry } from '../output/problems.js';
+import { plural } from '../output/plural.js';
 import type { JournalState } from './journal.js';
 import type { Problem } from './rows.js';
 import { rowsOf } from './source.js';
 import type { BatchOptions, Checks, Mode, Stop } from './types.js';
 import { resumeCommand } from './continue.js';
-
-const TABLE_LIMIT = 50;
 
 const RESULT_COLUMNS = ['line', 'status', 'sequence_id', 'messages'] as const;
 
@@ -99,30 +99,65 @@ export async function report(
     for (const p of checks.problems) ctx.io.out(`${JSON.stringify(jsonProblem(p))}\n`);
     return;
   }
-  if (ctx.globals.quiet && !ctx.globals.formatExplicit) {
-    if (st) for (const id of st.created.values()) if (id !== null) ctx.io.out(`${id}\n`);
-    return;
-  }
-  const { writeList } = await import('../output/writer.js');
-  const shown = ctx.io.isStdoutTTY && fmt === 'table' ? checks.problems.slice(0, TABLE_LIMIT) : checks.problems;
-  if (shown.length) {
-    await writeList(ctx, shown, [
+  if (fmt === 'csv' || fmt === 'tsv') {
+    const { writeList } = await import('../output/writer.js');
+    await writeList(ctx, checks.problems, [
       { header: 'LINE', value: (p) => (p.line === null ? '-' : p.line) },
       { header: 'FIELD', value: (p) => p.field },
-      { header: 'PROBLEM', value: (p) => `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`, style: (t, p, c) => (p.severity === 'warning' ? c.yellow(t) : c.red(t)) },
+      { header: 'PROBLEM', value: (p) => `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}` },
     ]);
-    if (shown.length < checks.problems.length) {
-      ctx.io.out(`… and ${checks.problems.length - shown.length} more problems (all of them with -o json${o.out ? ` and in ${o.out}` : ', or write --out results.csv'}).\n`);
-    }
   }
-  const parts = [`${checks.rows} row${checks.rows === 1 ? '' : 's'}`, `${checks.rows - invalidCount} valid`, `${invalidCount} invalid`];
-  if (warnings) parts.push(`${warnings} warning${warnings === 1 ? '' : 's'}`);
+  if (ctx.globals.quiet) {
+    if (st && !ctx.globals.formatExplicit) for (const id of st.created.values()) if (id !== null) ctx.io.out(`${id}\n`);
+    return;
+  }
+  // The person's report, on stderr: the problems by line, then the counts, then what to do next.
+  const { renderProblems, renderOptionsFor, wrapLine } = await import('../output/problems.js');
+  const view = renderOptionsFor(ctx.io, fmt);
+  const invalidProblems = checks.problems.filter((p) => p.severity === 'error');
+  const warningProblems = checks.problems.filter((p) => p.severity === 'warning');
+  const skipping = mode === 'create' && o.skipInvalid;
+  ctx.io.err(
+    renderProblems(
+      {
+        sections: [
+          { heading: `${invalidCount} of ${plural(checks.rows, 'row')} ${skipping ? (invalidCount === 1 ? 'was skipped' : 'were skipped') : invalidCount === 1 ? 'is invalid' : 'are invalid'}:`, problems: invalidProblems.map(problemEntry) },
+          { heading: `${plural(warnings, 'warning')} (${warnings === 1 ? 'its row is' : 'their rows are'} valid):`, problems: warningProblems.map(problemEntry) },
+        ],
+        fullList: o.out ? `${o.out} has every row` : '--out results.csv or -o json lists every row',
+        next: [],
+      },
+      view,
+    ),
+  );
+  const parts = [plural(checks.rows, 'row'), `${checks.rows - invalidCount} valid`, `${invalidCount} invalid`];
+  if (warnings) parts.push(plural(warnings, 'warning'));
   let line: string;
-  if (mode === 'create') line = `${created} sequences created for definition ${def.id} "${def.name}" (${parts.join(', ')}${unknown.size ? `, ${unknown.size} unknown` : ''}).`;
+  if (mode === 'create') line = `${plural(created, 'sequence')} created for definition ${def.id} "${def.name}" (${parts.join(', ')}${unknown.size ? `, ${unknown.size} unknown` : ''}).`;
   else if (mode === 'dry-run') line = `Local checks of ${o.file}: ${parts.join(', ')} (nothing sent).`;
   else line = `${o.validateOnly ? 'Validated' : 'Checked'} ${o.file} against definition ${def.id} "${def.name}": ${parts.join(', ')}.${o.validateOnly ? ' Nothing was created.' : ''}`;
-  ctx.info(line);
+  ctx.info(wrapLine(line, view.width, '  ').join('\n'));
   if (o.out) ctx.info(`Results: ${o.out}`);
+  if (invalidCount > 0 && mode !== 'create') ctx.io.err(renderProblems({ sections: [], fullList: '', next: nextSteps(o, mode, checks.rows - invalidCount) }, view));
+}
+
+/** A batch problem as the person reads it: the file's column when the file named it. */
+export function problemEntry(p: Problem): ProblemEntry {
+  return { line: p.line, label: p.column ?? p.field, message: p.message, severity: p.severity, fromService: p.source === 'service', value: p.value };
+}
+
+/** What to do about invalid rows: fix and check again, or create the valid ones only. */
+function nextSteps(o: BatchOptions, mode: Mode | 'validate', valid: number): string[] {
+  const steps =
+    mode === 'dry-run'
+      ? [`Fix those lines in ${o.file} and run the same command again.`]
+      : mode === 'validate' && !o.validateOnly
+        ? [`Fix those lines in ${o.file} and run again:`, `  ${resumeCommand(o, {})}`]
+        : [`Fix those lines in ${o.file} and check again:`, `  ${resumeCommand(o, { validateOnly: true })}`];
+  if (valid > 0 && mode !== 'dry-run') {
+    steps.push(`Or create the ${plural(valid, 'valid row')} only, skipping the others:`, `  ${resumeCommand({ ...o, skipInvalid: true }, {})}`);
+  }
+  return steps;
 }
 
 function jsonProblem(p: Problem) {
@@ -138,7 +173,7 @@ export function stillUnknown(o: BatchOptions, journalPath: string, unknown: Read
   const n = unknown.size;
   const cmd = resumeCommand(o, { resume: true, resendUnknown: true });
   return new IncompleteError(
-    `${n} row${n === 1 ? '' : 's'} may or may not have been created (line${n === 1 ? '' : 's'} ${lineList(unknown)}): the service did not say, and its records could not prove it. ` +
+    `${plural(n, 'row')} may or may not have been created (line${n === 1 ? '' : 's'} ${lineList(unknown)}): the service did not say, and its records could not prove it. ` +
       `They were not sent again (journal ${journalPath}).`,
     {
       hint: `Check those patients on the service (outreach sequences list), then either leave them, or send them again deliberately with:\n  ${cmd}`,

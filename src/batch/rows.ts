@@ -1,7 +1,7 @@
 // Local checks of one CSV row against the column mapping and the definition's inputs: the row as
 // the service wants it (camelCase keys, text values, E.164 phone, YYYY-MM-DD dates) or the problems
 // found, each with the CSV line and field. Pure apart from the phone/date libraries. Messages never
-// echo a value (patient data).
+// echo a value (patient data): the value travels beside them, for the person's own terminal only.
 import type { BatchRow, InputDefinition } from '../api/types.js';
 import type { ColumnMapping } from '../csv/headers.js';
 import { normalisePhone } from '../csv/phone.js';
@@ -15,6 +15,13 @@ export interface Problem {
   severity: 'error' | 'warning';
   source: 'local' | 'service';
   code?: string;
+  /** Local problems: the file's column the value came from (what the person sees in their file). */
+  column?: string;
+  /**
+   * Local problems: the value as written in the file, for the person's own terminal only; never in
+   * messages, -o json, journals or results files (those take `message`).
+   */
+  value?: string;
 }
 
 export interface CheckedRow {
@@ -23,6 +30,8 @@ export interface CheckedRow {
   row?: BatchRow;
   /** E.164, when the phone number is valid (for the journal and duplicate detection). */
   phone?: string;
+  /** The file's column of the phone number (to name it in a duplicate's warning). */
+  phoneColumn?: string;
   problems: Problem[];
 }
 
@@ -30,6 +39,7 @@ const STANDARD: Record<string, string> = { firstName: 'first name', lastName: 'l
 
 interface Slot {
   field: string;
+  column: string;
   index: number;
   kind: 'name' | 'phone' | 'input';
   type: string;
@@ -43,22 +53,24 @@ interface Slot {
 export function makeRowChecker(mapping: readonly ColumnMapping[], inputs: readonly InputDefinition[], country: string) {
   const inputById = new Map(inputs.map((i) => [i.id, i]));
   const slots: Slot[] = mapping.map((m) => {
-    if (m.field === 'phoneNumber') return { field: m.field, index: m.index, kind: 'phone', type: 'phone', required: true };
-    if (m.field === 'firstName' || m.field === 'lastName') return { field: m.field, index: m.index, kind: 'name', type: 'text', required: true };
+    const at = { field: m.field, column: m.column, index: m.index };
+    if (m.field === 'phoneNumber') return { ...at, kind: 'phone', type: 'phone', required: true };
+    if (m.field === 'firstName' || m.field === 'lastName') return { ...at, kind: 'name', type: 'text', required: true };
     const def = inputById.get(m.field);
-    return { field: m.field, index: m.index, kind: 'input', type: String(def?.type ?? 'text'), required: def?.required === true };
+    return { ...at, kind: 'input', type: String(def?.type ?? 'text'), required: def?.required === true };
   });
 
+  const phoneColumn = slots.find((s) => s.kind === 'phone')?.column;
   return function check(line: number, values: readonly string[]): CheckedRow {
     const problems: Problem[] = [];
     const row: BatchRow = {};
     let phone: string | undefined;
-    const error = (field: string, code: string, message: string) =>
-      problems.push({ line, field, code, message, severity: 'error', source: 'local' });
     for (const s of slots) {
       const raw = (values[s.index] ?? '').trim();
+      const error = (code: string, message: string) =>
+        problems.push({ line, field: s.field, column: s.column, code, message, severity: 'error', source: 'local', ...(raw ? { value: raw } : {}) });
       if (raw === '') {
-        if (s.required) error(s.field, 'required', `${STANDARD[s.field] ?? describe(s.field, inputById)} is empty`);
+        if (s.required) error('required', `${STANDARD[s.field] ?? describe(s.field, inputById)} is empty`);
         continue;
       }
       if (s.kind === 'phone') {
@@ -66,16 +78,16 @@ export function makeRowChecker(mapping: readonly ColumnMapping[], inputs: readon
         if (p.ok) {
           phone = p.e164;
           row[s.field] = p.e164;
-        } else error(s.field, p.code, p.message);
+        } else error(p.code, p.message);
       } else if (s.kind === 'name') {
         row[s.field] = raw;
       } else {
         const v = checkValue(s.type, raw);
         if (v.ok) row[s.field] = v.value;
-        else error(s.field, v.code, v.message);
+        else error(v.code, v.message);
       }
     }
-    return problems.length ? { line, phone, problems } : { line, row, phone, problems };
+    return problems.length ? { line, phone, phoneColumn, problems } : { line, row, phone, phoneColumn, problems };
   };
 }
 

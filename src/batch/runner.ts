@@ -19,8 +19,11 @@ import { JOURNAL_VERSION, replay, type BeginRecord, type JournalState } from './
 import { prepare } from './prepare.js';
 import { closeRows } from './source.js';
 import { Progress } from './progress.js';
-import { report, RESUME_PROMISE, stillUnknown, writeResults } from './report.js';
-import type { BatchOptions, Mode } from './types.js';
+import { problemEntry, report, RESUME_PROMISE, stillUnknown, writeResults } from './report.js';
+import type { DefinitionRecord } from '../api/definitions.js';
+import { plural } from '../output/plural.js';
+import { terminalSafe } from '../output/safe.js';
+import type { BatchOptions, Checks, Mode } from './types.js';
 
 export type { BatchOptions } from './types.js';
 
@@ -82,15 +85,16 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     if (o.out) await writeResults(o, mode, checks, state);
     await report(ctx, o, mode, definition, checks, state);
     if (invalidCount > 0) {
-      throw new ValidationError(`${invalidCount} of ${checks.rows} rows of ${o.file} are invalid (listed above).`, { details: { invalid_rows: invalidCount } });
+      throw new ValidationError(`${invalidCount} of ${plural(checks.rows, 'row')} ${invalidCount === 1 ? 'is' : 'are'} invalid (listed above).`, { details: { invalid_rows: invalidCount } });
     }
     return;
   }
   if (invalidCount > 0 && !o.skipInvalid) {
     if (o.out) await writeResults(o, 'validate', checks, state);
     await report(ctx, o, 'validate', definition, checks, state);
-    throw new ValidationError(`${invalidCount} of ${checks.rows} rows of ${o.file} are invalid; nothing was sent.`, {
-      hint: 'Fix those rows and run again, or pass --skip-invalid to create the valid rows only.',
+    // What to do next (fix and run again, or --skip-invalid) ends the report above.
+    throw new ValidationError(`${invalidCount} of ${plural(checks.rows, 'row')} ${invalidCount === 1 ? 'is' : 'are'} invalid; nothing was sent.`, {
+      details: { invalid_rows: invalidCount },
     });
   }
   if (checks.toCreate === 0) {
@@ -101,16 +105,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     return;
   }
 
-  if (!o.yes) {
-    const prompter = await ctx.prompter();
-    const skipped = checks.invalid.size ? ` (${checks.invalid.size} invalid rows skipped)` : '';
-    const resent = o.resendUnknown && state?.unknown.size ? `, including ${state.unknown.size} rows that may already have been created (--resend-unknown)` : '';
-    const ok = await prompter.confirm(
-      `${checks.toCreate} patients will be contacted by "${definition.name}" (definition ${definition.id})${skipped}${resent}. Create the sequences?`,
-      { default: false },
-    );
-    if (!ok) throw new UsageError('Cancelled: nothing was sent.', { code: 'cancelled' });
-  }
+  if (!o.yes) await confirmCreate(ctx, o, definition, checks, state);
 
   const journal = await JournalWriter.open(journalPath);
   const st: JournalState = state ?? replay([]);
@@ -163,7 +158,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
         await unlink(journalPath).catch(() => undefined);
         throw stop.error ?? new IncompleteError(`${stop.reason}; nothing was created.`);
       }
-      const what = `${createdNow} rows created, ${unknown.size} unknown, ${notSent} not sent`;
+      const what = `${plural(createdNow, 'row')} created, ${unknown.size} unknown, ${notSent} not sent`;
       const cmd = resumeCommand(o, { resume: true });
       const msg =
         `${stop.reason.replace(/\.+$/, '')}. ${what}. The journal ${journalPath} records which rows are which.` +
@@ -174,7 +169,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     }
     if (unknown.size) throw stillUnknown(o, journalPath, unknown);
     if (checks.rejected.size) {
-      throw new ValidationError(`The service rejected ${checks.rejected.size} row${checks.rejected.size === 1 ? '' : 's'} when creating them (listed above); every other row was created.`, {
+      throw new ValidationError(`The service rejected ${plural(checks.rejected.size, 'row')} when creating ${checks.rejected.size === 1 ? 'it' : 'them'} (listed above); every other row was created.`, {
         details: { rejected_rows: checks.rejected.size },
       });
     }
@@ -182,4 +177,24 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     progress.clear();
     await journal.close();
   }
+}
+
+/**
+ * The question before patients are contacted: with --skip-invalid, the lines that will be skipped
+ * are shown first (collapsed, as in the report), so the person answers knowing which rows stay out.
+ */
+async function confirmCreate(ctx: Context, o: BatchOptions, definition: DefinitionRecord, checks: Checks, state: JournalState | undefined): Promise<void> {
+  const skipped = checks.invalid.size + checks.unnamedInvalid;
+  if (skipped > 0) {
+    const { renderProblems, renderOptionsFor } = await import('../output/problems.js');
+    const problems = checks.problems.filter((p) => p.severity === 'error').map(problemEntry);
+    const heading = `${plural(skipped, 'row')} will be skipped (--skip-invalid):`;
+    ctx.io.err(renderProblems({ sections: [{ heading, problems }], fullList: o.out ? `${o.out} will list every row` : '--out results.csv lists every row', next: [] }, renderOptionsFor(ctx.io, ctx.globals.format)));
+  }
+  const resent = o.resendUnknown && state?.unknown.size ? `, including ${plural(state.unknown.size, 'row')} that may already have been created (--resend-unknown)` : '';
+  // Said even with -q: it is what the question is about.
+  ctx.io.err(`${terminalSafe(`${plural(checks.toCreate, 'patient')} will be contacted by "${definition.name}" (definition ${definition.id})${resent}.`)}\n`);
+  const question = `Create ${plural(checks.toCreate, 'sequence')}${skipped ? ` and skip ${plural(skipped, 'row')}` : ''}?`;
+  const ok = await (await ctx.prompter()).confirm(question, { default: false });
+  if (!ok) throw new UsageError('Cancelled: nothing was sent.', { code: 'cancelled' });
 }

@@ -43,9 +43,14 @@ export interface Checks {
   /** Lines the create pass's answers rejected (an error named them after the check pass passed them). */
   rejected: Set<number>;
   numbering: NumberingState;
+  /** Lines whose phone number an earlier line of the file has (the local check names that line). */
+  duplicatePhones: Set<number>;
 }
 
 export function addProblem(checks: Checks, p: Problem): void {
+  // The service numbers a duplicate by its place in the chunk ("also appears in row 0"); the local
+  // check has already named the file's line of the first occurrence.
+  if (p.source === 'service' && p.code === 'duplicate_phone' && p.line !== null && checks.duplicatePhones.has(p.line)) return;
   const key = `${p.severity}|${p.line}|${p.field}|${p.message}`;
   if (checks.seen.has(key)) return;
   checks.seen.add(key);
