@@ -17,6 +17,7 @@ import type { JournalRecord } from '../journal/file.js';
 import type { Clock } from '../util/clock.js';
 import type { LineIndex } from '../util/lineIndex.js';
 import { Pacer } from '../util/pacer.js';
+import { plural } from '../output/plural.js';
 import type { JournalState } from './bulkJournal.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
 
@@ -67,7 +68,7 @@ export function checkRow(
   const row: BulkRow = { line, key, fields: r.ok ? r.fields : raw, problems: r.ok ? [] : r.problems };
   if (key) {
     const first = seen.firstLineOrAdd(key, line);
-    if (first !== undefined) row.problems.push({ field: 'customerPatientId', message: `repeats the patient id of line ${first}` });
+    if (first !== undefined) row.problems.push({ field: 'customerPatientId', message: `same patient id as line ${first}` });
   }
   if (row.problems.length > 0) {
     row.result = 'invalid';
@@ -270,7 +271,7 @@ export async function submitRows(rows: Iterable<BulkRow> | AsyncIterable<BulkRow
           await notCreated();
           if (attempt < maxRefusals && !aborted) continue;
           row.result = 'not-sent';
-          row.error = `the service refused it ${attempt} time(s) before acting (last: ${message}); nothing was created and a re-run sends it`;
+          row.error = `the service refused it ${plural(attempt, 'time')} before acting (last: ${message}); nothing was created and a re-run sends it`;
           return;
         }
         if (fate === 'rejected') {

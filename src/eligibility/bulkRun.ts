@@ -12,6 +12,8 @@ import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { checkRow, RESULT_COLUMNS, resultRecord, submitRows, type BulkRow, type SubmitSummary } from './bulk.js';
 import { journalPath, openBulkJournal } from './bulkJournal.js';
 import { finalVerdict, newTally, summarise } from './bulkSummary.js';
+import { RowProblems } from './bulkProblems.js';
+import { plural } from '../output/plural.js';
 import type { WaitResult } from './bulkWait.js';
 import type { FieldName } from './request.js';
 
@@ -29,7 +31,6 @@ export interface BulkOptions {
 
 /** Rows read ahead of the oldest unsettled one at most (the results are written in file order). */
 const WINDOW = 512;
-const SHOWN_INVALID = 50;
 
 export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> {
   const [{ openCsv, CsvFormatError }, headers, results, { FIELDS }] = await Promise.all([
@@ -86,7 +87,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     if (o.out !== undefined) out = await results.openResults(o.out, RESULT_COLUMNS);
     journal = await openBulkJournal(ctx, o.csv);
     if (journal.state.unknown.size > 0) {
-      ctx.info(`Looking up ${journal.state.unknown.size} row(s) whose earlier submission's fate is unknown…`);
+      ctx.info(`Looking up ${plural(journal.state.unknown.size, 'row')} whose earlier submission's fate is unknown…`);
     }
     if (o.resendUnknown && journal.state.unknown.size > 0 && journal.state.lastSentAt) {
       // Rows left unknown are sent again when the service shows no check for them: that absence
@@ -99,7 +100,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     const client = await ctx.client({ bulk: true });
     const api = await import('../api/eligibility.js');
     const tally = newTally();
-    const invalidShown: string[] = [];
+    const problems = new RowProblems(match.mapping);
     const keep: BulkRow[] | undefined = o.wait || (!out && !(ctx.globals.quiet && !ctx.globals.formatExplicit) && ctx.globals.format !== 'ndjson') ? [] : undefined;
     // Rows streamed to a terminal's stdout would be cut by a progress line redrawn on stderr.
     const progress = makeProgress(ctx, !keep && !out && ctx.io.isStdoutTTY);
@@ -107,9 +108,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       tally.rows++;
       tally.by[row.result ?? 'not-sent']++;
       if (row.result === 'unknown') tally.unknownLines.push(row.line);
-      if (row.result === 'invalid' && invalidShown.length < SHOWN_INVALID) {
-        invalidShown.push(...row.problems.map((p) => `  ${String(row.line).padEnd(11)} ${FIELDS[p.field].path.padEnd(28)} ${p.message}`));
-      }
+      problems.add(row);
       progress.settled(row);
       if (keep) keep.push(row);
       else if (out) await out.write(resultRecord(row));
@@ -150,10 +149,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     } finally {
       progress.done();
     }
-    if (invalidShown.length && !ctx.globals.quiet) {
-      const more = tally.by.invalid > SHOWN_INVALID ? `  … and more (see --out)\n` : '';
-      ctx.io.err(`${tally.by.invalid} of ${tally.rows} rows are not valid and were not sent:\n  ${'LINE'.padEnd(11)} ${'FIELD'.padEnd(28)} PROBLEM\n${invalidShown.join('\n')}\n${more}`);
-    }
+    if (!ctx.globals.quiet) ctx.io.err(await problems.render(ctx, tally, o.out));
 
     // 4. Optionally wait for the submitted checks.
     let wait: WaitResult | undefined;
@@ -181,7 +177,8 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       out = undefined;
     }
     complete = true;
-    summarise(ctx, tally, summary, o.out);
+    summarise(ctx, tally, summary, wait, { out: o.out, wait: Boolean(o.wait) });
+    if (!ctx.globals.quiet && tally.by.invalid + tally.by.rejected > 0) ctx.io.err(await problems.nextSteps(ctx, o.csv, continueCommand(o)));
     finalVerdict(tally, summary, wait, { out: o.out, timeoutSec: o.wait?.timeoutSec ?? 0, command: continueCommand(o) });
   } finally {
     if (out && !complete) await out.abort().catch(() => undefined);
@@ -197,6 +194,7 @@ function continueCommand(o: BulkOptions): string {
   if (o.concurrency !== DEFAULT_CONCURRENCY) args.push('--concurrency', String(o.concurrency));
   if (o.out) args.push('--out', o.out);
   if (o.webhook?.url) args.push('--webhook-url', o.webhook.url, ...(o.webhookSecretFlag ?? []));
+  if (o.wait) args.push('--wait', ...(o.wait.failInactive ? ['--fail-inactive'] : []));
   return commandLine(args);
 }
 

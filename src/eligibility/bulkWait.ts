@@ -4,6 +4,7 @@ import type { HttpClient } from '../api/http.js';
 import type { EligibilityCheck } from '../api/types.js';
 import type { Context } from '../context.js';
 import type { BulkRow } from './bulk.js';
+import type { CheckResult } from './verdict.js';
 
 export interface WaitResult {
   interrupted: boolean;
@@ -12,6 +13,8 @@ export interface WaitResult {
   codes: number[];
   /** Checks whose status this version does not know. */
   unknownStatus: number;
+  /** How many checks ended with each result (the outcome breakdown of the summary). */
+  results: Map<CheckResult, number>;
 }
 
 export async function waitForChecks(
@@ -20,14 +23,16 @@ export async function waitForChecks(
   rows: BulkRow[],
   o: { timeoutSec: number; intervalSec: number; concurrency: number; failInactive: boolean },
 ): Promise<WaitResult> {
-  const result: WaitResult = { interrupted: false, timedOut: false, codes: [], unknownStatus: 0 };
+  const result: WaitResult = { interrupted: false, timedOut: false, codes: [], unknownStatus: 0, results: new Map() };
   const ids = rows.filter((r) => r.id !== undefined).map((r) => r.id!);
   if (ids.length === 0) return result;
   const api = await import('../api/eligibility.js');
   const { watchAll, DEFAULT_BACKOFF } = await import('./backoff.js');
-  const { verdictFor, pollResultFor } = await import('./verdict.js');
+  const { verdictFor, pollResultFor, resultOf } = await import('./verdict.js');
+  const { plural } = await import('../output/plural.js');
+  const count = (r: CheckResult) => result.results.set(r, (result.results.get(r) ?? 0) + 1);
   const { fateOf } = await import('../api/errors.js');
-  ctx.info(`Waiting for ${ids.length} check(s) to complete…`);
+  ctx.info(`Waiting for ${plural(ids.length, 'check')} to complete…`);
   const outcome = await watchAll<EligibilityCheck>({
     ids,
     clock: ctx.clock,
@@ -55,6 +60,7 @@ export async function waitForChecks(
   for (const row of rows) {
     if (row.id === undefined) continue;
     const st = outcome.states.get(row.id);
+    count(st?.kind === 'done' ? resultOf(st.value) : st?.kind === 'pending' ? 'not completed yet' : 'could not be read');
     if (st?.kind === 'done') {
       row.status = st.value.status;
       row.outcome = st.value.outcome;

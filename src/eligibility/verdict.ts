@@ -52,3 +52,44 @@ export { worstExit } from '../errors.js';
 export function pollResultFor<T extends { status?: unknown }>(c: T): { done: true; value: T } | { done: false; status: string } {
   return statusKind(c.status) === 'waiting' ? { done: false, status: String(c.status) } : { done: true, value: c };
 }
+
+/** What a check's result is, in the words of the outcome breakdown (counted from what the service said). */
+export type CheckResult =
+  | 'active'
+  | 'inactive'
+  | 'not supported'
+  | 'no coverage answer'
+  | 'other outcome'
+  | 'failed'
+  | 'unknown status'
+  | 'not completed yet'
+  | 'could not be read';
+
+/** The order the breakdown lists results in: the answers a coordinator acts on first. */
+export const CHECK_RESULTS: readonly CheckResult[] = [
+  'active',
+  'inactive',
+  'not supported',
+  'no coverage answer',
+  'other outcome',
+  'failed',
+  'unknown status',
+  'not completed yet',
+  'could not be read',
+];
+
+/**
+ * A finished check's result: `completed` with outcome `success` is active or inactive as its
+ * coverage says (neither when it does not say); `not-supported` as such; any other outcome or
+ * status is reported as what it is, never as active or inactive.
+ */
+export function resultOf(c: EligibilityCheck): CheckResult {
+  const kind = statusKind(c.status);
+  if (kind === 'waiting') return 'not completed yet';
+  if (kind === 'unknown') return norm(c.status) === 'failed' ? 'failed' : 'unknown status';
+  const outcome = norm(c.outcome);
+  if (outcome === 'not-supported') return 'not supported';
+  if (outcome !== 'success') return 'other outcome';
+  const active = c.coverage?.is_active_today;
+  return active === true ? 'active' : active === false ? 'inactive' : 'no coverage answer';
+}

@@ -36,6 +36,8 @@ export interface ReportSection {
 
 export interface ProblemReport {
   sections: readonly ReportSection[];
+  /** Problems left out of `sections` (kept out of memory); counted in the "and N more" line. */
+  omitted?: number;
   /** Where the full list is, for the "and N more problems (…)" line: "results.csv has every row". */
   fullList: string;
   /** What to do next, one step a line; a line starting with two spaces is a command (broken only between arguments). */
@@ -76,7 +78,7 @@ export function renderOptionsFor(io: Io, format: Format): RenderOptions {
 export function renderProblems(report: ProblemReport, opts: RenderOptions): string {
   const out: string[] = [];
   let budget = opts.maxLines;
-  let hidden = 0;
+  let hidden = report.omitted ?? 0;
   for (const section of report.sections) {
     if (!section.problems.length) continue;
     const groups = groupProblems(section.problems);

@@ -102,7 +102,7 @@ describe('bulk submit: each fate', () => {
     const rows = [row(2)];
     await submitRows(rows, d);
     expect(rows[0]!.result).toBe('not-sent');
-    expect(rows[0]!.error).toContain('refused it 3 time(s) before acting');
+    expect(rows[0]!.error).toContain('refused it 3 times before acting');
     await d.journal.close();
     expect((await readJournal(journalPath)).unknown.size).toBe(0);
     const again = scripted([9]);
