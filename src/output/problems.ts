@@ -153,13 +153,15 @@ function whereText(g: Group): string {
   if (!g.lines.length) return 'no line';
   const sorted = [...new Set(g.lines)].sort((a, b) => a - b);
   if (sorted.length === 1) return `line ${sorted[0]}`;
-  const ranges: Array<[number, number]> = [];
+  // Runs of three or more consecutive lines read as a range ("5-9"); two are just two lines.
+  const items: Array<[number, number]> = [];
   for (const l of sorted) {
-    const last = ranges[ranges.length - 1];
+    const last = items[items.length - 1];
     if (last && l === last[1] + 1) last[1] = l;
-    else ranges.push([l, l]);
+    else items.push([l, l]);
   }
-  const shown = ranges.slice(0, LINES_PER_GROUP).map(([a, b]) => (a === b ? `${a}` : b === a + 1 ? `${a}, ${b}` : `${a}-${b}`));
+  const ranges = items.flatMap(([a, b]): Array<[number, number]> => (b === a + 1 ? [[a, a], [b, b]] : [[a, b]]));
+  const shown = ranges.slice(0, LINES_PER_GROUP).map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`));
   const rest = ranges.slice(LINES_PER_GROUP).reduce((n, [a, b]) => n + b - a + 1, 0);
   const list = rest ? `${shown.join(', ')} and ${rest} more` : shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : shown[0]!;
   return `lines ${list}`;
