@@ -52,7 +52,7 @@ export interface RenderOptions {
 }
 
 /** Problem lines shown on a terminal: the mapping, the report and the summary fit a 24-row screen. */
-export const TERMINAL_PROBLEM_LINES = 12;
+export const TERMINAL_PROBLEM_LINES = 10;
 const INDENT = '  ';
 const HANGING = '      ';
 const SERVICE_TEXT_MAX = 160;
@@ -66,9 +66,9 @@ const LINES_PER_GROUP = 3;
  */
 export function renderOptionsFor(io: Io, format: Format): RenderOptions {
   const onTerminal = io.isStderrTTY;
-  const columns = onTerminal ? ((io.stderr as { columns?: number }).columns ?? io.columns) : 80;
   return {
-    width: Math.max(40, columns),
+    // Wrapped to the terminal; a log keeps each line whole (grep finds it, a command pastes as is).
+    width: onTerminal ? Math.max(40, (io.stderr as { columns?: number }).columns ?? io.columns) : Infinity,
     showValues: onTerminal && format !== 'json' && format !== 'ndjson',
     maxLines: onTerminal ? TERMINAL_PROBLEM_LINES : Infinity,
   };
@@ -193,6 +193,7 @@ export function clip(text: string, max: number): string {
  * with `indent` (never at column 0). A word longer than the width is broken.
  */
 export function wrapLine(text: string, width: number, indent: string): string[] {
+  if (stringWidth(text) <= width) return [text];
   const lead = text.match(/^ */)![0];
   const first = wrapAnsi(text.slice(lead.length), width - lead.length, { hard: true, trim: true }).split('\n');
   const head = `${lead}${first[0] ?? ''}`;
@@ -207,6 +208,7 @@ export function wrapLine(text: string, width: number, indent: string): string[] 
  * " \\" continuations, so that a long one still pastes as one command and never wraps at column 0.
  */
 export function wrapCommand(command: string, width: number): string[] {
+  if (stringWidth(command) <= width) return [command];
   const lead = command.match(/^ */)![0];
   // Arguments are separated by spaces outside single quotes (how journal/words.ts quotes them).
   const args = command.slice(lead.length).match(/(?:'[^']*'|\\.|[^\s'\\])+/g) ?? [];

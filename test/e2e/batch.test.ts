@@ -3,6 +3,7 @@
 // missing row.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import stringWidth from 'string-width';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -156,10 +157,40 @@ describe('validate-only', () => {
     expect(results.map((x) => x.status)).toEqual(['valid', ...Array(10).fill('invalid'), 'valid']);
   });
 
-  it('a terminal-less table: line, field, message rows', async () => {
+  it('without a terminal: every problem on stderr by line and column, no values, the next steps; -o tsv lists them on stdout', async () => {
     const r = await runCli(['sequences', 'batch', 'fixtures/patients-with-mistakes.csv', '--definition', '1', '--validate-only'], { env: sbx.env(tmp.dir) });
     expect(r.code).toBe(3);
-    expect(r.stdout.split('\n')[0]).toBe('3\tfirstName\tfirst name is empty');
+    expect(r.stdout).toBe('');
+    const report = r.stderr.slice(r.stderr.indexOf('10 of 12 rows are invalid:'));
+    expect(report.split('\n').slice(0, 4)).toEqual([
+      '10 of 12 rows are invalid:',
+      '  line 3: First Name: first name is empty',
+      '  line 4: Last Name: last name is empty',
+      // One line each when piped (a log is not wrapped), and never the value (4.41E+11) of the file.
+      '  line 5: Phone: the phone number was turned into a number by Excel (scientific notation like 4.41E+11) and its last digits were lost; format the column as Text in the original file and export again',
+    ]);
+    expect(report).toContain('  line 12: Phone: the phone number has an extension');
+    expect(report).not.toMatch(/call me|17\/05\/2030|555-123/);
+    expect(report).toContain('12 rows, 2 valid, 10 invalid. Nothing was created.');
+    expect(report).toContain(
+      'Fix those lines in fixtures/patients-with-mistakes.csv and check again:\n  outreach sequences batch fixtures/patients-with-mistakes.csv --definition 1 --validate-only\n' +
+        'Or create the 2 valid rows only, skipping the others:\n  outreach sequences batch fixtures/patients-with-mistakes.csv --definition 1 --skip-invalid\n',
+    );
+    expect(report).toContain('error: 10 of 12 rows are invalid (listed above).');
+
+    const tsv = await runCli(['sequences', 'batch', 'fixtures/patients-with-mistakes.csv', '--definition', '1', '--validate-only', '-o', 'tsv'], { env: sbx.env(tmp.dir) });
+    expect(tsv.code).toBe(3);
+    expect(tsv.stdout.split('\n').slice(0, 2)).toEqual(['LINE\tFIELD\tPROBLEM', '3\tfirstName\tfirst name is empty']);
+  });
+
+  it('a duplicate phone number is named by the line of its first occurrence, not a place in the chunk', async () => {
+    const file = join(tmp.dir, 'dups.csv');
+    writeFileSync(file, 'First Name,Last Name,Phone,Appointment Date\nAna,Diaz,(415) 555-0121,2030-05-17\nBo,Diaz,415-555-0121,2030-05-17\nCy,Lee,(415) 555-0199,2030-05-17\n');
+    const r = await runCli(['sequences', 'batch', file, '--definition', '1', '--validate-only'], { env: sbx.env(tmp.dir) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('1 warning (its row is valid):\n  line 3: Phone: same phone number as line 2\n');
+    expect(r.stderr).not.toContain('also appears in row');
+    expect(r.stderr).toContain('3 rows, 3 valid, 0 invalid, 1 warning.');
   });
 
   it("maps the service's errors from rowIndex back to the CSV line (second chunk)", async () => {
@@ -421,11 +452,11 @@ describe('interactive confirmation (tmux)', () => {
     execFileSync('tmux', ['-L', name, 'new-session', '-d', '-x', '200', '-y', '50', cmd]);
     try {
       let screen = '';
-      for (let i = 0; i < 200 && !screen.includes('Create the sequences?'); i++) {
+      for (let i = 0; i < 200 && !screen.includes('Create 10 sequences?'); i++) {
         await new Promise((r) => setTimeout(r, 100));
         screen = execFileSync('tmux', ['-L', name, 'capture-pane', '-p']).toString();
       }
-      expect(screen).toContain('10 patients will be contacted by "Appointment reminder" (definition 1)');
+      expect(screen).toContain('10 patients will be contacted by "Appointment reminder" (definition 1).');
       expect((await sequencesOfDefinition1()).length).toBe(2); // nothing before the answer
       execFileSync('tmux', ['-L', name, 'send-keys', 'y', 'Enter']);
       for (let i = 0; i < 200 && !existsSync(codeFile); i++) await new Promise((r) => setTimeout(r, 100));
@@ -434,6 +465,44 @@ describe('interactive confirmation (tmux)', () => {
       expect(existsSync(`${file}.journal.ndjson`)).toBe(true);
     } finally {
       execFileSync('tmux', ['-L', name, 'kill-server']);
+    }
+  });
+});
+
+describe('--skip-invalid at a terminal of 80×24 (tmux)', () => {
+  it('shows the lines that will be skipped, with their values, before asking; No sends nothing', async () => {
+    const name = `outreach-skip-${process.pid}`;
+    const codeFile = join(tmp.dir, 'skip-code');
+    const env = sbx.env(tmp.dir);
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
+    const file = join(tmp.dir, 'mistakes.csv');
+    writeFileSync(file, readFileSync(join(ROOT, 'fixtures/patients-with-mistakes.csv')));
+    const cmd = `cd ${ROOT} && env -u CI -u OUTREACH_NO_INPUT ${envArgs} timeout --foreground 60 node ${BIN} sequences batch ${file} --definition 1 --skip-invalid; echo $? > ${codeFile}; sleep 30`;
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', name, ...args]).toString();
+    tmux('new-session', '-d', '-x', '80', '-y', '24', cmd);
+    try {
+      let screen = '';
+      for (let i = 0; i < 200 && !screen.includes('(y/N)'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p');
+      }
+      const lines = screen.split('\n');
+      // The question comes last, after the skipped lines and who will be contacted.
+      const q = lines.findIndex((l) => l.includes('Create 2 sequences and skip 10 rows? (y/N)'));
+      expect(q, screen).toBeGreaterThan(0);
+      expect(lines[q - 1]).toBe('2 patients will be contacted by "Appointment reminder" (definition 1).');
+      expect(screen).toContain('10 rows will be skipped (--skip-invalid):');
+      // On the person's own terminal the value is shown beside the column, and nothing passes 80 columns.
+      expect(screen).toContain('line 6: Phone "call me": the phone number contains letters');
+      expect(screen).toMatch(/… and \d+ more problems \(--out results\.csv lists every row\)/);
+      for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(80);
+      expect((await sequencesOfDefinition1()).length).toBe(2); // nothing before the answer
+      tmux('send-keys', 'n', 'Enter');
+      for (let i = 0; i < 200 && !existsSync(codeFile); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(readFileSync(codeFile, 'utf8').trim()).toBe('2');
+      expect((await sequencesOfDefinition1()).length).toBe(2);
+    } finally {
+      tmux('kill-server');
     }
   });
 });

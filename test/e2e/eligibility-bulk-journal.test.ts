@@ -52,7 +52,7 @@ describe('the bulk journal', () => {
 
     const again = await runCli(['eligibility', 'check', '--csv', csv], { env });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('6 rows: 0 submitted, 6 already submitted earlier');
+    expect(again.stderr).toContain('6 rows: 0 submitted (6 already in the journal).');
     expect(await checksFor('PRIV-')).toHaveLength(6);
   });
 
@@ -91,7 +91,7 @@ describe('the bulk journal', () => {
     const r = await runCli(['eligibility', 'check', '--csv', csv, '--out', join(tmp.dir, 'r.csv')], { env });
     expect(r.code, r.stderr).toBe(7); // OLD-2 stays unknown: nothing proves it either way
     expect(r.stderr).toContain('in the current journal format');
-    expect(r.stderr).toContain('3 rows: 1 submitted, 1 already submitted earlier, 1 unknown');
+    expect(r.stderr).toContain('3 rows: 1 submitted (1 already in the journal), 1 unknown');
     expect((await checksFor('OLD-')).map((c) => c.customer_patient_id)).toEqual(['OLD-3']);
     const text = readFileSync(journal, 'utf8');
     expect(text).not.toContain('OLD-');

@@ -108,10 +108,17 @@ describe('eligibility check --csv', () => {
     const out = join(tmp.dir, 'results.csv');
     const r = await runCli(['eligibility', 'check', '--csv', csv, '--out', out, '--wait', '--interval', '0.5'], { env });
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('3 of 8 rows are not valid');
-    expect(r.stderr).toMatch(/5\s+patient\.date_of_birth\s+the date of birth is in the future/);
-    expect(r.stderr).toMatch(/6\s+provider\.npi\s+the NPI check digit is wrong/);
-    expect(r.stderr).toMatch(/8\s+patient\.customer_patient_id\s+repeats the patient id of line 2/);
+    // The problem report: the file's lines and columns, the row the service rejected with its reason.
+    expect(r.stderr).toContain('3 of 8 rows are invalid and were not sent:\n');
+    expect(r.stderr).toContain('  line 5: DOB: the date of birth is in the future\n');
+    expect(r.stderr).toContain('  line 6: NPI: the NPI check digit is wrong');
+    expect(r.stderr).toContain('  line 8: Patient ID: same patient id as line 2\n');
+    expect(r.stderr).toContain('1 row was rejected by the service:\n  line 7: Payer 99999 is not supported');
+    // The outcome breakdown, counted from what the service said; then the next step.
+    expect(r.stderr).toContain('8 rows: 4 submitted, 3 invalid, 1 rejected by the service.\n');
+    expect(r.stderr).toContain('Results of 4 checks: 2 active, 1 inactive, 1 not supported.\n');
+    expect(r.stderr).toContain(`run again (rows already submitted are skipped):\n  outreach eligibility check --csv ${csv} --out ${out} --wait\n`);
+    expect(r.stderr).toContain('error: 4 rows were not submitted: 3 invalid, 1 rejected by the service (listed above).');
     // patient data never appears in the report
     expect(r.stderr).not.toContain('Dev');
     expect(r.stderr).not.toContain('W100000004');
@@ -127,7 +134,10 @@ describe('eligibility check --csv', () => {
 
     const again = await runCli(['eligibility', 'check', '--csv', csv, '--out', out], { env });
     expect(again.code).toBe(3);
-    expect(again.stderr).toContain('0 submitted, 4 already submitted earlier');
+    expect(again.stderr).toContain('8 rows: 0 submitted (4 already in the journal), 3 invalid, 1 rejected by the service.\n');
+    // Without --wait nothing is claimed about results: the way to see them instead.
+    expect(again.stderr).not.toContain('Results of');
+    expect(again.stderr).toContain('--wait shows the results here');
     expect((await checksFor('MRN-20')).length).toBe(4);
     const rows2 = readResults(out);
     expect(rows2.filter((x) => x.result === 'already-submitted').map((x) => x.id)).toEqual(rows.filter((x) => x.result === 'accepted').map((x) => x.id));
@@ -230,7 +240,7 @@ describe('eligibility check --csv', () => {
       const r = await runCli(['eligibility', 'check', '--csv', csv, '--base-url', proxy.url], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('12 submitted');
-      expect(r.stderr).toContain('asked to slow down 4 time(s)');
+      expect(r.stderr).toContain('asked to slow down 4 times');
       expect(proxy.posts()).toBe(16);
       expect((await checksFor('RL-')).length).toBe(12);
     } finally {

@@ -98,7 +98,7 @@ describe('watch stops on a status it does not know', () => {
     const rows = results(out);
     expect(rows.map((x) => [x.result, x.status])).toEqual([['accepted', 'failed'], ['accepted', 'failed']]);
     expect(String(rows[0]!.error)).toContain('status "failed", which this version does not know');
-    expect(r.stderr).toContain('2 check(s) have a status this version does not know');
+    expect(r.stderr).toContain('2 checks have a status this version does not know');
   });
 });
 
@@ -245,7 +245,7 @@ describe('eligibility check --csv: fates read with fateOf', () => {
     expect(times).toHaveLength(2);
     // Without Retry-After the pause is 0.5 s.
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1_900);
-    expect(r.stderr).toContain('asked to slow down 1 time(s)');
+    expect(r.stderr).toContain('asked to slow down 1 time.');
   });
 });
 

@@ -304,9 +304,9 @@ describe('sequences batch: the CSV and the service', () => {
     const r = await run(['sequences', 'batch', file, '--definition', '1', '--validate-only']);
     expect(r.code).toBe(3);
     expectClean(r);
-    // The problem table (piped): the service's message and the local check of the phone column.
-    expect(r.stdout).toContain(`2\tfirstName\tfirstName ${SHOWN} rejected`);
-    expect(r.stdout).toMatch(/^3\tphoneNumber\t/m);
+    // The problem report (stderr, piped): the service's message and the local check of the phone column.
+    expect(r.stderr).toContain(`line 2: firstName: firstName ${SHOWN} rejected`);
+    expect(r.stderr).toMatch(/^ {2}line 3: Phone: /m);
     // The column mapping and the warning name the header and the definition, inert.
     expect(r.stderr).toContain(`"Notes${SHOWN}"`);
     expect(r.stderr).toContain(`definition 1 "${SHOWN}" is draft`);
@@ -394,9 +394,9 @@ describe('on a terminal (a pseudo-terminal)', () => {
     const file = join(tmp.dir, 'patients.csv');
     writeFileSync(file, 'First Name,Last Name,Phone\nAnn,Lee,(415) 555-0101\n');
     server.override('GET', /sequence-definitions\/1$/, json(200, { id: 1, name: EVIL, status: 'active', inputs_definition: [] }));
-    const r = await runTty(['sequences', 'batch', file, '--definition', '1'], { ...env(), CI: '', OUTREACH_NO_INPUT: '' }, 8000, 'patients will be contacted by');
+    const r = await runTty(['sequences', 'batch', file, '--definition', '1'], { ...env(), CI: '', OUTREACH_NO_INPUT: '' }, 8000, 'will be contacted by');
     // The prompt was shown (and left unanswered): nothing was created.
-    expect(r.screen).toContain(`patients will be contacted by "${SHOWN}"`);
+    expect(r.screen).toContain(`1 patient will be contacted by "${SHOWN}"`);
     expect(r.screen).not.toContain('\x1b]0;pwned');
     expect(r.screen).not.toContain('\x1b[2J');
     expect(server.creates()).toHaveLength(0);

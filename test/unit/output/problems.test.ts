@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { clip, renderOptionsFor, renderProblems, wrapCommand, wrapLine, type ProblemEntry, type RenderOptions } from '../../../src/output/problems.js';
 import { createTestIo } from '../../../src/io.js';
 
-const TERMINAL: RenderOptions = { width: 80, showValues: true, maxLines: 12 };
+const TERMINAL: RenderOptions = { width: 80, showValues: true, maxLines: 10 };
 const PIPED: RenderOptions = { width: 80, showValues: false, maxLines: Infinity };
 const EXCEL =
   'the phone number was turned into a number by Excel (scientific notation like 4.41E+11) and its last digits were lost; ' +
@@ -61,10 +61,11 @@ describe('the offending value', () => {
 
   it('is decided by where the report goes: stderr a terminal, and never with -o json', () => {
     const { io } = createTestIo({ tty: true });
-    expect(renderOptionsFor(io, 'table')).toMatchObject({ showValues: true, maxLines: 12 });
+    expect(renderOptionsFor(io, 'table')).toMatchObject({ showValues: true, maxLines: 10 });
+    expect(renderOptionsFor(io, 'table').width).toBeLessThan(1000);
     expect(renderOptionsFor(io, 'json').showValues).toBe(false);
     const piped = createTestIo({ tty: false }).io;
-    expect(renderOptionsFor(piped, 'table')).toEqual({ width: 80, showValues: false, maxLines: Infinity });
+    expect(renderOptionsFor(piped, 'table')).toEqual({ width: Infinity, showValues: false, maxLines: Infinity });
   });
 });
 
@@ -114,8 +115,8 @@ describe('truncation and plurals', () => {
     const problems = Array.from({ length: 40 }, (_, i) => err(i * 2 + 2, 'Phone', `problem number ${i}`));
     const text = render(problems, TERMINAL);
     const body = text.split('\n').filter(Boolean);
-    expect(body).toHaveLength(1 + 12 + 1);
-    expect(body.at(-1)).toBe('  … and 28 more problems (results.csv has every row)');
+    expect(body).toHaveLength(1 + 10 + 1);
+    expect(body.at(-1)).toBe('  … and 30 more problems (results.csv has every row)');
   });
 
   it('piped: every problem', () => {
@@ -124,7 +125,7 @@ describe('truncation and plurals', () => {
   });
 
   it('one more problem is singular; problems kept out of memory are counted', () => {
-    const problems = Array.from({ length: 13 }, (_, i) => err(i * 2 + 2, 'Phone', `problem number ${i}`));
+    const problems = Array.from({ length: 11 }, (_, i) => err(i * 2 + 2, 'Phone', `problem number ${i}`));
     expect(render(problems, TERMINAL)).toContain('… and 1 more problem (');
     expect(render(problems.slice(0, 2), PIPED, { omitted: 5 })).toContain('… and 5 more problems (');
   });
