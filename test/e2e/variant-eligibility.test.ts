@@ -228,6 +228,28 @@ describe('eligibility check --csv: fates read with fateOf', () => {
     expect(String(rows[1]!.error)).toContain('Payer 11111 is not supported');
   });
 
+  it("rows the service rejects are listed by file line with its reason, inert and on one line; the breakdown counts them", async () => {
+    const csv = join(tmp.dir, 'rj.csv');
+    writeFileSync(csv, csvOf('RJ', 3));
+    const reason = `member not found\n\x1b[2Jat this payer ${'(details) '.repeat(40)}`;
+    server.override('POST', /\/eligibility$/, json(422, { message: reason, statusCode: 422 }));
+    server.override('POST', /\/eligibility$/, json(400, { message: 'Payer 87726 is paused', statusCode: 400 }));
+    const out = join(tmp.dir, 'rj.ndjson');
+    const r = await runCli(['eligibility', 'check', '--csv', csv, '--out', out, '--concurrency', '1'], { env });
+    expect(r.code, r.stderr).toBe(3);
+    expect(results(out).map((x) => x.result)).toEqual(['rejected', 'rejected', 'accepted']);
+    const report = r.stderr.slice(r.stderr.indexOf('2 rows were rejected by the service:'));
+    const [, first, second] = report.split('\n');
+    // (the line break and the escape shown, not acting)
+    expect(first).toMatch(/^ {2}line 2: member not found ?\\n\\e\[2Jat this payer \(details\)/);
+    expect(first!.length).toBeLessThan(200); // clipped, one line
+    expect(first).toContain('…');
+    expect(second).toMatch(/^ {2}line 3: Payer 87726 is paused/);
+    expect(r.stderr).not.toContain('\x1b[2J');
+    expect(r.stderr).toContain('3 rows: 1 submitted, 2 rejected by the service.');
+    expect(r.stderr).toContain('error: 2 rows were not submitted: 2 rejected by the service (listed above).');
+  });
+
   it('a 429 with Retry-After slows the run down for as long as the service asked', async () => {
     // Times on the run's (virtual) clock: the pause is waited there, at no real cost.
     const clock = virtualClock();
