@@ -12,6 +12,7 @@ import type { BatchRow } from '../api/types.js';
 import { readInt } from '../api/read.js';
 import type { BatchResult } from '../api/sequences.js';
 import type { Problem } from './rows.js';
+import { plural } from '../output/plural.js';
 
 export type Numbering = 'zero' | 'one';
 
@@ -192,7 +193,7 @@ export function readChunkAnswer(
       problems.push({
         line: null,
         field: '',
-        message: `the service found ${countedInvalid ?? 'some'} row(s) of lines ${chunk.lines[0]}-${chunk.lines[size - 1]} invalid but named ${invalid.size ? `only ${invalid.size}` : 'none'}`,
+        message: `the service found ${countedInvalid === undefined ? 'some rows' : plural(countedInvalid, 'row')} of lines ${chunk.lines[0]}-${chunk.lines[size - 1]} invalid but named ${invalid.size ? `only ${invalid.size}` : 'none'}`,
         severity: 'error',
         source: 'service',
       });

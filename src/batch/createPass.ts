@@ -20,6 +20,7 @@ import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf } from './source.js';
 import { addProblem, CHUNK_SIZE, type BatchOptions, type Checks, type Stop } from './types.js';
+import { plural } from '../output/plural.js';
 
 export interface CreatePassInput {
   o: BatchOptions;
@@ -112,7 +113,7 @@ export async function createPass(ctx: Context, p: CreatePassInput): Promise<Crea
       stopWith({
         kind: 'unknown',
         reason:
-          `Stopped at chunk ${n} (${range}): the service's answer confirms ${created.length} of its ${c.lines.length} rows created` +
+          `Stopped at chunk ${n} (${range}): the service's answer confirms ${created.length} of its ${plural(c.lines.length, 'row')} created` +
           `${failed.length ? ` and names ${failed.length} as rejected` : ''} but says nothing of the other ${unknownLines.length} ` +
           `(created_count ${result.createdCount ?? 'missing'}, ${result.created ? `${result.created.length} created entries` : 'no list of created rows'})`,
       });

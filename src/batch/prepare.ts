@@ -12,6 +12,7 @@ import { makeRowChecker } from './rows.js';
 import { closeRows, openFile } from './source.js';
 import { terminalSafe } from '../output/safe.js';
 import type { BatchOptions, Mode } from './types.js';
+import { plural } from '../output/plural.js';
 
 export interface Prepared {
   /** The earlier run's journal, when this run continues it (--resume). */
@@ -71,13 +72,13 @@ async function earlierRun(o: BatchOptions, journalPath: string, resumeCmd: strin
     const created = state.created.size;
     if (state.complete) {
       throw new UsageError(
-        `${o.file} was already uploaded (journal ${journalPath}: ${created} sequences created). Uploading it again would contact the same patients again.`,
+        `${o.file} was already uploaded (journal ${journalPath}: ${plural(created, 'sequence')} created). Uploading it again would contact the same patients again.`,
         { hint: 'If that is really intended, move the journal away first.' },
       );
     }
     if (created > 0 || state.unknown.size > 0) {
       throw new UsageError(
-        `An earlier run of this upload stopped part-way (journal ${journalPath}: ${created} rows created, ${state.unknown.size} unknown).`,
+        `An earlier run of this upload stopped part-way (journal ${journalPath}: ${plural(created, 'row')} created, ${state.unknown.size} unknown).`,
         { hint: `To continue: ${resumeCmd}` },
       );
     }

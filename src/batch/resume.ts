@@ -12,6 +12,7 @@ import type { JournalState } from './journal.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf } from './source.js';
 import type { BatchOptions } from './types.js';
+import { plural } from '../output/plural.js';
 
 export async function settleUnknown(
   ctx: Context,
@@ -43,7 +44,7 @@ export async function settleUnknown(
   if (found !== wanted.size) throw new UsageError(`${o.file} has fewer rows than when the journal ${journalPath} was written; resume with the same file.`);
 
   await waitUntilQuiet(ctx, Math.max(...rows.map((r) => Date.parse(r.at))), begin.request_timeout_s, 'checking the unknown rows');
-  ctx.info(`Looking for ${rows.length} row${rows.length === 1 ? '' : 's'} whose creation is unknown among the service's sequences...`);
+  ctx.info(`Looking for ${plural(rows.length, 'row')} whose creation is unknown among the service's sequences...`);
   const { listCandidates, settleRows } = await import('./settle.js');
   let listing;
   try {

@@ -12,6 +12,7 @@ import type { HttpClient } from '../api/http.js';
 import { readInt } from '../api/read.js';
 import type { SequenceRecord } from '../api/sequences.js';
 import type { UnknownRow } from './journal.js';
+import { plural } from '../output/plural.js';
 
 export interface Candidate {
   id: number;
@@ -173,12 +174,12 @@ export function settleRows(
     } else {
       const why =
         ids.length > 0
-          ? `${ids.length} sequence(s) for this phone number were created for ${sorted.length} rows that share it`
+          ? `${plural(ids.length, 'sequence')} for this phone number ${ids.length === 1 ? 'was' : 'were'} created for ${plural(sorted.length, 'row')} that share it`
           : weak.has(h)
             ? 'a sequence for this phone number changed during the run, but the service gives no creation time to tell whether it is this row'
             : !listing.complete
               ? "the service's sequence metrics could not be read and its list may be paged, so absence cannot be proven"
-              : `${undescribed} sequence(s) created during the run do not show a phone number`;
+              : `${plural(undescribed, 'sequence')} created during the run ${undescribed === 1 ? 'does' : 'do'} not show a phone number`;
       for (const r of sorted) out.unknown.push({ line: r.line, why });
     }
   }
