@@ -35,7 +35,7 @@ describe('settling unknown rows', () => {
   it('a sequence whose phone is not shown blocks every proof of absence', () => {
     const r = settleRows([row(5, '+1'), row(6, '+2')], complete([seq(30, undefined, '2030-01-01T10:01:00Z'), seq(31, '+1', '2030-01-01T10:01:00Z')]), o);
     expect(r.created).toEqual([{ line: 5, id: 31 }]);
-    expect(r.unknown).toEqual([{ line: 6, why: expect.stringContaining('do not show a phone number') }]);
+    expect(r.unknown).toEqual([{ line: 6, why: expect.stringContaining('1 sequence created during the run does not show a phone number') }]);
   });
   it('an incomplete listing proves creation but never absence', () => {
     const r = settleRows([row(5, '+1'), row(6, '+2')], { candidates: [seq(31, '+1', '2030-01-01T10:01:00Z')], complete: false }, o);
