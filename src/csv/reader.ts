@@ -28,6 +28,8 @@ export interface CsvFile {
   delimiter: string;
   encoding: CsvEncoding;
   rows: AsyncIterable<CsvRow>;
+  /** Bytes of the file read so far (ahead of the rows given) and its size: a progress line's %. */
+  bytes?: () => { read: number; size: number };
 }
 
 /** Options for openCsv: a forced delimiter or encoding; otherwise both are detected. */
@@ -139,7 +141,8 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
     },
   };
 
-  return { headers, headerLine: header.line, delimiter, encoding: sniffed.encoding, rows };
+  const bytes = () => ({ read: sniffed.bomLength + source.bytesRead, size: sniffed.size });
+  return { headers, headerLine: header.line, delimiter, encoding: sniffed.encoding, rows, bytes };
 }
 
 // Trailing empty fields beyond the header (a stray comma from Excel) are dropped because no data
@@ -188,6 +191,7 @@ function toCsvError(err: unknown, file: string, lastEndLine: number): Error {
 }
 
 interface Sniffed {
+  size: number;
   encoding: CsvEncoding;
   bomLength: number;
   firstLine: string;
@@ -198,8 +202,10 @@ interface Sniffed {
 // far down the file cannot make us switch encodings half-way through.
 async function sniff(path: string, forced: CsvEncoding | undefined): Promise<Sniffed> {
   let head: Buffer;
+  let size: number;
   try {
     const info = await stat(path);
+    size = info.size;
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     const fh = await open(path, 'r');
     try {
@@ -230,7 +236,7 @@ async function sniff(path: string, forced: CsvEncoding | undefined): Promise<Sni
 
   const text = new TextDecoder(encoding).decode(head.subarray(bomLength), { stream: true });
   const firstLine = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
-  return { encoding, bomLength, firstLine };
+  return { size, encoding, bomLength, firstLine };
 }
 
 async function isValidUtf8(path: string, start: number): Promise<boolean> {

@@ -27,7 +27,10 @@ export async function waitForChecks(
   const { watchAll, DEFAULT_BACKOFF } = await import('./backoff.js');
   const { verdictFor, pollResultFor } = await import('./verdict.js');
   const { fateOf } = await import('../api/errors.js');
-  ctx.info(`Waiting for ${ids.length} check(s) to complete…`);
+  const { plural } = await import('../output/plural.js');
+  ctx.info(`Waiting for ${plural(ids.length, 'check')} to complete…`);
+  const progress = await ctx.io.progress({ label: 'Waiting for checks', unit: 'check', verb: 'complete', total: ids.length });
+  let complete = 0;
   const outcome = await watchAll<EligibilityCheck>({
     ids,
     clock: ctx.clock,
@@ -38,7 +41,9 @@ export async function waitForChecks(
     poll: async (id) => {
       try {
         const { check } = await api.getEligibility(client, id);
-        return pollResultFor(check);
+        const result = pollResultFor(check);
+        if (result.done) progress.update(++complete);
+        return result;
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         // Refused (429/503): wait as the service asked and poll again; other failures end that id.
@@ -46,10 +51,12 @@ export async function waitForChecks(
         return { failed: true, error };
       }
     },
-  }).catch((err: unknown) => {
-    if (ctx.signal.aborted) return undefined;
-    throw err;
-  });
+  })
+    .catch((err: unknown) => {
+      if (ctx.signal.aborted) return undefined;
+      throw err;
+    })
+    .finally(() => progress.done());
   if (!outcome) return { ...result, interrupted: true };
   result.timedOut = outcome.timedOut;
   for (const row of rows) {
