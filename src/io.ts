@@ -147,7 +147,7 @@ export function createBufferStreams(opts: { stdin?: string } = {}) {
 }
 
 /** An Io over in-memory buffers, for tests. */
-export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: boolean } = {}) {
+export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: boolean; quiet?: boolean } = {}) {
   const stdin = new PassThrough();
   if (opts.stdin !== undefined) stdin.end(opts.stdin);
   let out = '';
@@ -156,7 +156,7 @@ export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: 
   const stderr = new PassThrough();
   stdout.on('data', (d) => (out += d));
   stderr.on('data', (d) => (err += d));
-  const io = createIo({ env: {} }, { stdin, stdout, stderr });
+  const io = createIo({ env: {}, quiet: opts.quiet }, { stdin, stdout, stderr });
   const tty = Boolean(opts.tty);
   Object.assign(io, {
     isStdinTTY: tty,

@@ -28,7 +28,7 @@ export interface CsvFile {
   delimiter: string;
   encoding: CsvEncoding;
   rows: AsyncIterable<CsvRow>;
-  /** Bytes of the file read so far (ahead of the rows given) and its size: a progress line's %. */
+  /** About how many bytes of the file the rows given so far took, and its size: a progress line's %. */
   bytes?: () => { read: number; size: number };
 }
 
@@ -91,12 +91,13 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
   // Its errors surface through the parser's iterator below; the catch only avoids an unhandled rejection.
   pipeline(source, decoder, parser).catch(() => {});
 
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number; bytes: number } }>;
   let lastEndLine = 0; // end line of the last complete record, to place parse errors
+  let parsedBytes = 0; // of the text up to the last record returned (CRLF counted as LF): a progress %
 
   async function next(): Promise<CsvRow | undefined> {
     for (;;) {
-      let step: IteratorResult<{ record: string[]; info: { lines: number } }>;
+      let step: IteratorResult<{ record: string[]; info: { lines: number; bytes: number } }>;
       try {
         step = await records.next();
       } catch (err) {
@@ -105,6 +106,7 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
       if (step.done) return undefined;
       const { record, info } = step.value;
       lastEndLine = info.lines;
+      parsedBytes = info.bytes;
       if (record.every((v) => v.trim() === '')) continue; // blank rows like ",,," are ignored
       return { line: info.lines - countNewlines(record), values: record };
     }
@@ -141,7 +143,7 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
     },
   };
 
-  const bytes = () => ({ read: sniffed.bomLength + source.bytesRead, size: sniffed.size });
+  const bytes = () => ({ read: sniffed.bomLength + parsedBytes, size: sniffed.size });
   return { headers, headerLine: header.line, delimiter, encoding: sniffed.encoding, rows, bytes };
 }
 

@@ -47,6 +47,7 @@ export const REDRAW_MS = 100;
 /** How often the line is looked at when nothing updates it (time left, a retry's countdown). */
 const TICK_MS = 250;
 const BAR_WIDTH = 20;
+const BAR_MIN = 8;
 /** The label keeps at least this many columns before the less important parts go. */
 const LABEL_MIN = 12;
 
@@ -165,7 +166,9 @@ function countOf(run: Run): string {
 /** The parts of the line, in the order shown: `label  bar  count · % · rate · time left · status`. */
 interface Line {
   label: string;
-  bar?: string;
+  /** How far, 0..1, drawn as a bar of `barWidth` columns when known and there is room. */
+  fraction?: number;
+  barWidth?: number;
   count: string;
   percent?: string;
   rate?: string;
@@ -177,8 +180,7 @@ function lineOf(run: Run, now: number): Line {
   const line: Line = { label: run.o.label, count: countOf(run) };
   const fraction = fractionOf(run);
   if (fraction !== undefined) {
-    const filled = Math.round(fraction * BAR_WIDTH);
-    line.bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
+    line.fraction = fraction;
     line.percent = `${Math.floor(fraction * 100)}%`;
   }
   const start = run.start;
@@ -198,13 +200,19 @@ function lineOf(run: Run, now: number): Line {
 
 function layout(line: Line): string {
   const body = [line.count, line.percent, line.rate, line.left, line.status].filter(Boolean).join(' · ');
-  return [line.label, line.bar, body].filter(Boolean).join('  ');
+  return [line.label, bar(line), body].filter(Boolean).join('  ');
+}
+
+function bar(line: Line): string {
+  if (line.fraction === undefined || !line.barWidth) return '';
+  const filled = Math.round(line.fraction * line.barWidth);
+  return `${'█'.repeat(filled)}${'░'.repeat(line.barWidth - filled)}`;
 }
 
 /**
- * The line within `width` columns: the bar goes first, then the label is shortened (to LABEL_MIN),
- * then time left, rate and % go (and the count, before a status), then the label; what is left is
- * cut at the end only when nothing else can give.
+ * The line within `width` columns: the bar takes what room is left (BAR_MIN to BAR_WIDTH columns)
+ * or goes; the count goes before a status; then the label is shortened (to LABEL_MIN), then time
+ * left, rate and % go, then the label; what is left is cut at the end only when nothing else can give.
  */
 function fit(line: Line, width: number): string {
   const full = line.label;
@@ -213,18 +221,19 @@ function fit(line: Line, width: number): string {
     if (over > 0) line.label = min === 0 && stringWidth(line.label) - over < 2 ? '' : cut(full, Math.max(min, stringWidth(line.label) - over));
   };
   const steps = [
-    () => (line.bar = undefined),
+    () => line.status && (line.count = ''), // a status says more than a count that stands still
     () => shortenLabel(Math.min(LABEL_MIN, stringWidth(full))),
     () => (line.left = undefined),
     () => (line.rate = undefined),
     () => (line.percent = undefined),
-    () => line.status && (line.count = ''), // a status says more than a count that stands still
     () => shortenLabel(0),
   ];
   for (const step of steps) {
     if (stringWidth(layout(line)) <= width) break;
     step();
   }
+  const room = width - stringWidth(layout(line)) - 2;
+  if (line.fraction !== undefined && room >= BAR_MIN) line.barWidth = Math.min(BAR_WIDTH, room);
   return cut(layout(line), width);
 }
 
