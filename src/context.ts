@@ -64,6 +64,8 @@ export function createContext(deps: ContextDeps): Context {
   let settingsPromise: Promise<Settings> | undefined;
   const clients: HttpClient[] = [];
   const clock = deps.clock ?? realClock;
+  // Ctrl-C: the progress or retry line makes way before "Interrupted." is written (main.ts).
+  signal.addEventListener('abort', () => io.clearLine(), { once: true });
   const ctx: Context = {
     io,
     env,

@@ -42,6 +42,8 @@ export interface Io {
    * when stderr is not a terminal or with --quiet. Text written through out/err clears it first.
    */
   statusLine(): Promise<StatusLine | undefined>;
+  /** Takes the transient line off the screen now (Ctrl-C: before "Interrupted." is written). */
+  clearLine(): void;
 }
 
 export interface IoSettings {
@@ -118,6 +120,7 @@ export function createIo(settings: IoSettings, streams: IoStreams): Io {
           ? Promise.resolve(undefined)
           : import('./output/progress.js').then((m) => (line = new m.StatusLine(streams.stderr as Writable & { columns?: number }, settings.clock ?? realClock)))),
     progress: async (opts) => (await io.statusLine())?.progress(opts) ?? NO_PROGRESS,
+    clearLine: () => line?.interrupt(),
   };
   return io;
 }

@@ -5,6 +5,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createContext } from '../../../src/context.js';
 import { createIo } from '../../../src/io.js';
 import { formatLeft, REDRAW_MS, StatusLine, type ProgressOptions } from '../../../src/output/progress.js';
 import { retryStatus } from '../../../src/output/retryStatus.js';
@@ -243,6 +244,18 @@ describe('the Io draws it only where it may', () => {
     io.err('warning: a note\n');
     expect(err()).toMatch(/0% ?\r\u001b\[2Kwarning: a note\n$/);
     p.done();
+  });
+
+  it('Ctrl-C takes the line off the screen before "Interrupted." is written', async () => {
+    const { s, err } = streams(true);
+    const io = createIo({ env: {} }, s);
+    const stop = new AbortController();
+    createContext({ io, env: {}, signal: stop.signal, globals: { format: 'table', formatExplicit: false, quiet: false, debug: false, requestTimeoutSec: 30, noInput: true } });
+    const p = await io.progress(create);
+    opened.push(p);
+    expect(err()).toMatch(/0 of 1,000 created · 0%$/);
+    stop.abort();
+    expect(err()).toMatch(/0%\r\u001b\[2K$/);
   });
 
   it.each([
