@@ -119,8 +119,9 @@ export class StatusLine {
     const run = this.run;
     if (status) {
       const text = terminalSafe(status(now));
-      // A request being retried holds the run up: the status takes the place of rate and time left.
-      return run ? fit({ label: run.o.label, count: countOf(run), status: text }, width) : cut(text, width);
+      // A request being retried holds the run up: the status takes the place of the count, rate and
+      // time left (a count beside it would come and go as the countdown's width changes).
+      return run ? fit({ label: run.o.label, count: '', status: text }, width) : cut(text, width);
     }
     return run ? fit(lineOf(run, now), width) : '';
   }
@@ -211,7 +212,7 @@ function bar(line: Line): string {
 
 /**
  * The line within `width` columns: the bar takes what room is left (BAR_MIN to BAR_WIDTH columns)
- * or goes; the count goes before a status; then the label is shortened (to LABEL_MIN), then time
+ * or goes; then the label is shortened (to LABEL_MIN), then time
  * left, rate and % go, then the label; what is left is cut at the end only when nothing else can give.
  */
 function fit(line: Line, width: number): string {
@@ -221,7 +222,6 @@ function fit(line: Line, width: number): string {
     if (over > 0) line.label = min === 0 && stringWidth(line.label) - over < 2 ? '' : cut(full, Math.max(min, stringWidth(line.label) - over));
   };
   const steps = [
-    () => line.status && (line.count = ''), // a status says more than a count that stands still
     () => shortenLabel(Math.min(LABEL_MIN, stringWidth(full))),
     () => (line.left = undefined),
     () => (line.rate = undefined),

@@ -192,7 +192,7 @@ describe('the retry status', () => {
     expect(term.screen()).toEqual([]);
   });
 
-  it('takes the place of rate and time left on the progress line, and gives it back', () => {
+  it('takes the place of the count, rate and time left on the progress line, and gives it back', () => {
     const { term, clock, line } = setup();
     const p = line.progress(create);
     clock.advance(1000);
@@ -206,7 +206,7 @@ describe('the retry status', () => {
     expect(term.screen()).toEqual([]);
   });
 
-  it('keeps the status whole at 60 columns: the count and the label give way', () => {
+  it('keeps the status whole at 60 columns: the label gives way', () => {
     const { term, line } = setup(60);
     const p = line.progress(create);
     line.status({}, () => 'Service unavailable (503); retry 1 of 3 in 2s…');
