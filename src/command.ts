@@ -78,7 +78,7 @@ export function contextFor(cmd: Command): Context {
   const run = invocationOf(cmd);
   const raw = cmd.optsWithGlobals() as Record<string, unknown>;
   const globals = globalsFrom(raw, run.env);
-  const io = createIo({ noColor: raw.color === false, noInput: globals.noInput, env: run.env }, run.streams);
+  const io = createIo({ noColor: raw.color === false, noInput: globals.noInput, quiet: globals.quiet, clock: run.clock, env: run.env }, run.streams);
   const ctx = createContext({ io, env: run.env, globals, signal: run.signal, clock: run.clock });
   run.current = ctx;
   return ctx;

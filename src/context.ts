@@ -1,6 +1,6 @@
 // What every command is given: io, the parsed global options, and lazily created settings, client
 // and prompter. Nothing heavy is loaded until a command asks for it.
-import type { HttpClient } from './api/http.js';
+import type { HttpClient, HttpClientOptions } from './api/http.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { Settings } from './config/settings.js';
 import type { Io } from './io.js';
@@ -64,6 +64,8 @@ export function createContext(deps: ContextDeps): Context {
   let settingsPromise: Promise<Settings> | undefined;
   const clients: HttpClient[] = [];
   const clock = deps.clock ?? realClock;
+  // Ctrl-C: the progress or retry line makes way before "Interrupted." is written (main.ts).
+  signal.addEventListener('abort', () => io.clearLine(), { once: true });
   const ctx: Context = {
     io,
     env,
@@ -99,7 +101,8 @@ export function createContext(deps: ContextDeps): Context {
       const settings = await ctx.settings();
       const { requireKey } = await import('./config/settings.js');
       const apiKey = opts.anonymous ? settings.apiKey : requireKey(settings);
-      const { HttpClient, formatRetryNotice } = await import('./api/http.js');
+      const { HttpClient } = await import('./api/http.js');
+      const retryHooks = await retryStatusHooks(io, clock);
       const retryBase = Number(env.OUTREACH_RETRY_BASE_MS);
       const maxRetries = env.OUTREACH_MAX_RETRIES === undefined ? undefined : Number(env.OUTREACH_MAX_RETRIES);
       const client = new HttpClient({
@@ -107,10 +110,7 @@ export function createContext(deps: ContextDeps): Context {
         apiKey,
         timeoutMs: globals.requestTimeoutSec * 1000,
         trace: globals.debug ? ctx.debug : undefined,
-        // A person at a terminal sees that a slow request is being retried; logs and pipes get nothing.
-        // The line first clears a progress bar the retry interrupts (it redraws on its next update).
-        onRetryNotice:
-          io.isStderrTTY && !globals.quiet ? (notice) => io.err(`\r\u001b[2K${formatRetryNotice(notice)}\n`) : undefined,
+        ...retryHooks,
         signal,
         // Backoffs wait on the context's clock (virtual in tests); each attempt's timeout stays on
         // real timers, as it guards a real socket.
@@ -138,4 +138,22 @@ export function createContext(deps: ContextDeps): Context {
     await Promise.all(clients.map((c) => c.close()));
   };
   return ctx;
+}
+
+/**
+ * A person at a terminal sees what a request being retried is doing, on the progress line or a
+ * transient line of its own, counting down to the next attempt and gone when the request ends; logs
+ * and pipes get nothing per retry (--debug traces each one).
+ */
+async function retryStatusHooks(io: Io, clock: Clock): Promise<Pick<HttpClientOptions, 'onRetryNotice' | 'onRetryEnd'>> {
+  const line = await io.statusLine();
+  if (!line) return {};
+  const { retryStatus } = await import('./output/retryStatus.js');
+  return {
+    onRetryNotice: (notice) => {
+      const at = clock.now() + notice.waitMs;
+      line.status(notice.request, (now) => retryStatus(notice, at - now));
+    },
+    onRetryEnd: (request) => line.status(request, undefined),
+  };
 }

@@ -1,6 +1,8 @@
 // Where a command reads and writes, and what the terminal allows: TTY detection, colour, prompting.
 // Tests build one over buffers with `createTestIo`, or give `main` buffer streams (`createBufferStreams`).
 import { jsonTerminalSafe } from './output/safe.js';
+import type { Progress, ProgressOptions, StatusLine } from './output/progress.js';
+import { realClock, type Clock } from './util/clock.js';
 import type { ChalkInstance } from 'chalk';
 import { PassThrough, Writable, type Readable } from 'node:stream';
 
@@ -30,6 +32,18 @@ export interface Io {
   /** chalk instance for stdout text, honouring `color`. Loaded on first use. */
   chalk(): Promise<ChalkInstance>;
   chalkErr(): Promise<ChalkInstance>;
+  /**
+   * The progress of a long run on one line of stderr (src/output/progress.ts), cleared by `done()`.
+   * Nothing is drawn when stderr is not a terminal, with --quiet, or with `rowsOnScreen`.
+   */
+  progress(opts: ProgressOptions): Promise<Progress>;
+  /**
+   * The one transient line on stderr (progress and retry status), loaded on first use; undefined
+   * when stderr is not a terminal or with --quiet. Text written through out/err clears it first.
+   */
+  statusLine(): Promise<StatusLine | undefined>;
+  /** Takes the transient line off the screen now (Ctrl-C: before "Interrupted." is written). */
+  clearLine(): void;
 }
 
 export interface IoSettings {
@@ -37,7 +51,13 @@ export interface IoSettings {
   noInput?: boolean;
   /** The run's environment (NO_COLOR, FORCE_COLOR, TERM, COLUMNS, CI, OUTREACH_NO_INPUT). */
   env: NodeJS.ProcessEnv;
+  /** --quiet: nothing on stderr but errors (no progress, no retry status). */
+  quiet?: boolean;
+  /** The run's clock (virtual in tests): the progress line's rate, time left and redraw pacing. */
+  clock?: Clock;
 }
+
+const NO_PROGRESS: Progress = { update: () => undefined, done: () => undefined };
 
 function colorDecision(isTTY: boolean, settings: IoSettings, env: NodeJS.ProcessEnv): boolean {
   if (settings.noColor) return false;
@@ -67,7 +87,10 @@ export function createIo(settings: IoSettings, streams: IoStreams): Io {
     const { Chalk } = await import('chalk');
     return new Chalk({ level: enabled ? 1 : 0 });
   };
-  return {
+  // The transient line is loaded only when a terminal can show it (string-width stays unloaded otherwise).
+  let line: StatusLine | undefined;
+  let lineLoaded: Promise<StatusLine | undefined> | undefined;
+  const io: Io = {
     stdin: streams.stdin,
     stdout: streams.stdout,
     stderr: streams.stderr,
@@ -81,11 +104,25 @@ export function createIo(settings: IoSettings, streams: IoStreams): Io {
     // Last net for terminals: the characters JSON.stringify leaves raw (C1 controls such as a one-byte
     // CSI, bidi overrides) become \u escapes. Everything else has been made safe where it was
     // formatted (src/output/safe.ts); JSON stays valid and parses to the same value.
-    out: (text) => void streams.stdout.write(jsonTerminalSafe(text)),
-    err: (text) => void streams.stderr.write(jsonTerminalSafe(text)),
+    out: (text) => {
+      if (io.isStdoutTTY) line?.interrupt();
+      streams.stdout.write(jsonTerminalSafe(text));
+    },
+    err: (text) => {
+      line?.interrupt();
+      streams.stderr.write(jsonTerminalSafe(text));
+    },
     chalk: async () => (chalkOut ??= await makeChalk(color)),
     chalkErr: async () => (chalkErr ??= await makeChalk(colorErr)),
+    statusLine: () =>
+      (lineLoaded ??=
+        !io.isStderrTTY || settings.quiet
+          ? Promise.resolve(undefined)
+          : import('./output/progress.js').then((m) => (line = new m.StatusLine(streams.stderr as Writable & { columns?: number }, settings.clock ?? realClock)))),
+    progress: async (opts) => (await io.statusLine())?.progress(opts) ?? NO_PROGRESS,
+    clearLine: () => line?.interrupt(),
   };
+  return io;
 }
 
 /**
@@ -113,7 +150,7 @@ export function createBufferStreams(opts: { stdin?: string } = {}) {
 }
 
 /** An Io over in-memory buffers, for tests. */
-export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: boolean } = {}) {
+export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: boolean; quiet?: boolean } = {}) {
   const stdin = new PassThrough();
   if (opts.stdin !== undefined) stdin.end(opts.stdin);
   let out = '';
@@ -122,7 +159,7 @@ export function createTestIo(opts: { stdin?: string; tty?: boolean; canPrompt?: 
   const stderr = new PassThrough();
   stdout.on('data', (d) => (out += d));
   stderr.on('data', (d) => (err += d));
-  const io = createIo({ env: {} }, { stdin, stdout, stderr });
+  const io = createIo({ env: {}, quiet: opts.quiet }, { stdin, stdout, stderr });
   const tty = Boolean(opts.tty);
   Object.assign(io, {
     isStdinTTY: tty,

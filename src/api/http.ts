@@ -38,6 +38,8 @@ export interface HttpClientOptions {
   trace?: (line: string) => void;
   /** Told before each retry's wait, so a terminal can show that something is happening. */
   onRetryNotice?: (notice: RetryNotice) => void;
+  /** Told once when a request that was retried ends (answered or failed): its status line goes. */
+  onRetryEnd?: (request: object) => void;
   userAgent?: string;
   /** The wait between attempts (the context's clock); default: real time, ended early by `signal`. */
   sleep?: (ms: number) => Promise<void>;
@@ -68,6 +70,8 @@ export interface RequestOptions {
 }
 
 export interface RetryNotice {
+  /** The logical request (the same object for each of its retries, and for onRetryEnd). */
+  request: object;
   method: Method;
   /** The path below the base URL (e.g. `/call`), never the query: it may hold patient ids. */
   path: string;
@@ -76,12 +80,8 @@ export interface RetryNotice {
   maxAttempts: number;
   /** How the previous attempt failed, e.g. `timed out after 3 s`, `status 503`. */
   reason: string;
+  failure: AttemptFailure;
   waitMs: number;
-}
-
-/** The line a terminal shows for a retry notice. */
-export function formatRetryNotice(n: RetryNotice): string {
-  return `retrying ${n.method} ${n.path} in ${formatDuration(n.waitMs)} (attempt ${n.attempt} of ${n.maxAttempts}): ${n.reason}`;
 }
 
 /** How one attempt ended: an answer read in full, or a failure. */
@@ -204,6 +204,16 @@ export class HttpClient {
   }
 
   async request<T = unknown>(method: Method, path: string, opts: RequestOptions = {}): Promise<HttpResponse<T>> {
+    // The request's identity for the retry hooks: its notices, then one end once it was retried.
+    const request = { retried: false };
+    try {
+      return await this.send<T>(method, path, opts, request);
+    } finally {
+      if (request.retried) this.opts.onRetryEnd?.(request);
+    }
+  }
+
+  private async send<T>(method: Method, path: string, opts: RequestOptions, request: { retried: boolean }): Promise<HttpResponse<T>> {
     const url = this.url(path, opts.query);
     const traced = this.traceUrl(url);
     const maxRetries = opts.maxRetries ?? this.policy.maxRetries;
@@ -244,7 +254,8 @@ export class HttpClient {
           const next = attempt + 1;
           const reason = describeFailure(failure, timeoutMs, result.bodyBroke);
           this.opts.trace?.(`  retrying in ${wait}ms (${failure.kind === 'status' ? `status ${failure.status}, ` : ''}attempt ${next} of ${maxRetries + 1})`);
-          this.opts.onRetryNotice?.({ method, path: shownPath, attempt: next, maxAttempts: maxRetries + 1, reason, waitMs: wait });
+          request.retried = true;
+          this.opts.onRetryNotice?.({ request, method, path: shownPath, attempt: next, maxAttempts: maxRetries + 1, reason, failure, waitMs: wait });
           opts.onRetry?.(failure, attempt);
           await this.sleep(wait);
           countedMs += wait;

@@ -10,7 +10,6 @@ import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { tellPacer, type Pacer } from '../util/pacer.js';
 import { readChunkAnswer } from './answer.js';
 import type { JournalState } from './journal.js';
-import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf, rowsOfFile } from './source.js';
 import type { CsvFile } from '../csv/reader.js';
@@ -23,7 +22,6 @@ export interface CheckPassInput {
   phones: JournalHashing;
   /** The earlier run being resumed: its created rows are skipped, its unknown ones held back. */
   state?: JournalState;
-  progress: Progress;
   /** No client: local checks only (--dry-run). */
   client?: HttpClient;
   pacer: Pacer;
@@ -97,6 +95,7 @@ export async function checkPass(ctx: Context, p: CheckPassInput): Promise<Checks
     );
   };
 
+  const progress = await ctx.io.progress({ label: 'Checking rows', unit: 'row', verb: 'checked', bytes: p.file?.bytes });
   try {
     for await (const { line, values } of p.file ? rowsOfFile(p.file) : rowsOf(o)) {
       if (ctx.signal.aborted) throw new InterruptedError(INTERRUPTED);
@@ -116,15 +115,15 @@ export async function checkPass(ctx: Context, p: CheckPassInput): Promise<Checks
         chunk.rows.push(c.row!);
         if (chunk.lines.length === CHUNK_SIZE) await send();
       }
-      if ((checks.rows & 255) === 0) p.progress.update('checking', checks.rows);
+      progress.update(checks.rows);
     }
     if (chunk.lines.length) await send();
     while (inFlight.length) await settleOldest();
   } finally {
     // Leaving early (an error, Ctrl-C): the requests still out end before the run reports.
     await Promise.allSettled(inFlight);
+    progress.done();
   }
-  p.progress.clear();
   // Duplicate problems (a local and a service message for the same field) are both kept: they differ.
   checks.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return checks;

@@ -16,7 +16,6 @@ import { DEFAULT_CONCURRENCY } from '../util/concurrency.js';
 import { tellPacer, type Pacer } from '../util/pacer.js';
 import { readChunkAnswer } from './answer.js';
 import type { JournalState } from './journal.js';
-import type { Progress } from './progress.js';
 import type { CheckedRow } from './rows.js';
 import { changedFile, rowsOf } from './source.js';
 import { addProblem, CHUNK_SIZE, type BatchOptions, type Checks, type Stop } from './types.js';
@@ -30,7 +29,6 @@ export interface CreatePassInput {
   checks: Checks;
   st: JournalState;
   journal: JournalWriter;
-  progress: Progress;
   client: HttpClient;
   nextActivity?: string;
   pacer: Pacer;
@@ -108,7 +106,7 @@ export async function createPass(ctx: Context, p: CreatePassInput): Promise<Crea
     for (const l of unknownLines) checks.unknown.add(l);
     sentRows += c.lines.length;
     done += c.lines.length;
-    p.progress.update('creating', done, checks.toCreate, true);
+    progress.update(done);
     if (unknownLines.length) {
       stopWith({
         kind: 'unknown',
@@ -142,6 +140,7 @@ export async function createPass(ctx: Context, p: CreatePassInput): Promise<Crea
   };
 
   let chunk: Chunk = { lines: [], rows: [], phones: [] };
+  const progress = await ctx.io.progress({ label: 'Creating sequences', unit: 'row', verb: 'created', total: checks.toCreate });
   try {
     for await (const { line, values } of rowsOf(o, st.begin?.headers)) {
       if (stop || failure) break;
@@ -162,6 +161,7 @@ export async function createPass(ctx: Context, p: CreatePassInput): Promise<Crea
     // Whatever ends the loop, every request already out is answered and journalled first.
     await Promise.allSettled([...inFlight]);
     while (inFlight.size) await Promise.allSettled([...inFlight]);
+    progress.done();
   }
   if (failure) throw failure.error;
   return { stop, sentRows };

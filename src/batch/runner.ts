@@ -18,7 +18,6 @@ import { createPass } from './createPass.js';
 import { JOURNAL_VERSION, replay, type BeginRecord, type JournalState } from './journal.js';
 import { prepare } from './prepare.js';
 import { closeRows } from './source.js';
-import { Progress } from './progress.js';
 import { problemEntry, report, RESUME_PROMISE, stillUnknown, writeResults } from './report.js';
 import type { DefinitionRecord } from '../api/definitions.js';
 import { plural } from '../output/plural.js';
@@ -54,7 +53,6 @@ export async function runBatch(o: BatchOptions, ctx: Context): Promise<void> {
 async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: Context): Promise<void> {
   const prep = await prepare(ctx, o, mode, journalPath, resumeCommand(o, { resume: true }));
   const { state, definition } = prep;
-  const progress = new Progress(ctx.io, ctx.io.isStderrTTY && !ctx.globals.quiet);
   // One pacer for every request of the run: a 429/503 slows the validate and create passes alike.
   const pacer = new Pacer(ctx.clock);
 
@@ -74,7 +72,6 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     check: prep.check,
     phones: prep.phones,
     state,
-    progress,
     client: mode === 'dry-run' ? undefined : await prep.client(),
     pacer,
     file: prep.file,
@@ -138,12 +135,10 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
       checks,
       st,
       journal,
-      progress,
       client: await prep.client(),
       nextActivity: prep.nextActivity,
       pacer,
     });
-    progress.clear();
     const unknown = checks.unknown;
     if (!stop) await journal.append({ type: 'end', at: ctx.now().toISOString(), outcome: unknown.size ? 'unknown-rows' : 'complete' });
     if (o.out) await writeResults(o, 'create', checks, st);
@@ -174,7 +169,6 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
       });
     }
   } finally {
-    progress.clear();
     await journal.close();
   }
 }

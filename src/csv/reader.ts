@@ -28,6 +28,8 @@ export interface CsvFile {
   delimiter: string;
   encoding: CsvEncoding;
   rows: AsyncIterable<CsvRow>;
+  /** About how many bytes of the file the rows given so far took, and its size: a progress line's %. */
+  bytes?: () => { read: number; size: number };
 }
 
 /** Options for openCsv: a forced delimiter or encoding; otherwise both are detected. */
@@ -89,12 +91,13 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
   // Its errors surface through the parser's iterator below; the catch only avoids an unhandled rejection.
   pipeline(source, decoder, parser).catch(() => {});
 
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number; bytes: number } }>;
   let lastEndLine = 0; // end line of the last complete record, to place parse errors
+  let parsedBytes = 0; // of the text up to the last record returned (CRLF counted as LF): a progress %
 
   async function next(): Promise<CsvRow | undefined> {
     for (;;) {
-      let step: IteratorResult<{ record: string[]; info: { lines: number } }>;
+      let step: IteratorResult<{ record: string[]; info: { lines: number; bytes: number } }>;
       try {
         step = await records.next();
       } catch (err) {
@@ -103,6 +106,7 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
       if (step.done) return undefined;
       const { record, info } = step.value;
       lastEndLine = info.lines;
+      parsedBytes = info.bytes;
       if (record.every((v) => v.trim() === '')) continue; // blank rows like ",,," are ignored
       return { line: info.lines - countNewlines(record), values: record };
     }
@@ -139,7 +143,8 @@ export async function openCsv(path: string, options: OpenCsvOptions = {}): Promi
     },
   };
 
-  return { headers, headerLine: header.line, delimiter, encoding: sniffed.encoding, rows };
+  const bytes = () => ({ read: sniffed.bomLength + parsedBytes, size: sniffed.size });
+  return { headers, headerLine: header.line, delimiter, encoding: sniffed.encoding, rows, bytes };
 }
 
 // Trailing empty fields beyond the header (a stray comma from Excel) are dropped because no data
@@ -188,6 +193,7 @@ function toCsvError(err: unknown, file: string, lastEndLine: number): Error {
 }
 
 interface Sniffed {
+  size: number;
   encoding: CsvEncoding;
   bomLength: number;
   firstLine: string;
@@ -198,8 +204,10 @@ interface Sniffed {
 // far down the file cannot make us switch encodings half-way through.
 async function sniff(path: string, forced: CsvEncoding | undefined): Promise<Sniffed> {
   let head: Buffer;
+  let size: number;
   try {
     const info = await stat(path);
+    size = info.size;
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     const fh = await open(path, 'r');
     try {
@@ -230,7 +238,7 @@ async function sniff(path: string, forced: CsvEncoding | undefined): Promise<Sni
 
   const text = new TextDecoder(encoding).decode(head.subarray(bomLength), { stream: true });
   const firstLine = text.split(/\r\n|\r|\n/, 1)[0] ?? '';
-  return { encoding, bomLength, firstLine };
+  return { size, encoding, bomLength, firstLine };
 }
 
 async function isValidUtf8(path: string, start: number): Promise<boolean> {

@@ -103,13 +103,13 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     const problems = new RowProblems(match.mapping);
     const keep: BulkRow[] | undefined = o.wait || (!out && !(ctx.globals.quiet && !ctx.globals.formatExplicit) && ctx.globals.format !== 'ndjson') ? [] : undefined;
     // Rows streamed to a terminal's stdout would be cut by a progress line redrawn on stderr.
-    const progress = makeProgress(ctx, !keep && !out && ctx.io.isStdoutTTY);
+    const progress = await ctx.io.progress({ label: 'Submitting checks', unit: 'row', verb: 'done', bytes: file.bytes, rowsOnScreen: !keep && !out && ctx.io.isStdoutTTY });
     const order = new InOrder<BulkRow>(async (row) => {
       tally.rows++;
       tally.by[row.result ?? 'not-sent']++;
       if (row.result === 'unknown') tally.unknownLines.push(row.line);
       problems.add(row);
-      progress.settled(row);
+      progress.update(tally.rows);
       if (keep) keep.push(row);
       else if (out) await out.write(resultRecord(row));
       else if (ctx.globals.format === 'ndjson') ctx.io.out(`${JSON.stringify(resultRecord(row))}\n`);
@@ -227,35 +227,4 @@ class InOrder<T> {
   async room(max: number): Promise<void> {
     while (this.held.size > max) await new Promise<void>((r) => this.waiters.push(r));
   }
-}
-
-/** A live count on stderr when it is a terminal (not -q, no rows streaming to the same screen); nothing otherwise. */
-function makeProgress(ctx: Context, rowsOnScreen: boolean) {
-  const live = ctx.io.isStderrTTY && !ctx.globals.quiet && !rowsOnScreen;
-  let settled = 0;
-  let ok = 0;
-  let bad = 0;
-  let dirty = false;
-  const draw = () => {
-    if (!dirty) return;
-    dirty = false;
-    ctx.io.err(`\r\x1b[2K${settled.toLocaleString('en-US')} rows · ${ok} submitted · ${bad} not submitted`);
-  };
-  const timer = live ? setInterval(draw, 100) : undefined;
-  timer?.unref();
-  return {
-    settled: (row: BulkRow) => {
-      settled++;
-      if (row.result === 'accepted' || row.result === 'already-submitted') ok++;
-      else bad++;
-      dirty = true;
-    },
-    done: () => {
-      if (timer) clearInterval(timer);
-      if (!live || settled === 0) return;
-      dirty = true;
-      draw();
-      ctx.io.err('\n');
-    },
-  };
 }

@@ -33,6 +33,8 @@ export async function waitForChecks(
   const count = (r: CheckResult) => result.results.set(r, (result.results.get(r) ?? 0) + 1);
   const { fateOf } = await import('../api/errors.js');
   ctx.info(`Waiting for ${plural(ids.length, 'check')} to complete…`);
+  const progress = await ctx.io.progress({ label: 'Waiting for checks', unit: 'check', verb: 'complete', total: ids.length });
+  let complete = 0;
   const outcome = await watchAll<EligibilityCheck>({
     ids,
     clock: ctx.clock,
@@ -43,7 +45,9 @@ export async function waitForChecks(
     poll: async (id) => {
       try {
         const { check } = await api.getEligibility(client, id);
-        return pollResultFor(check);
+        const result = pollResultFor(check);
+        if (result.done) progress.update(++complete);
+        return result;
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         // Refused (429/503): wait as the service asked and poll again; other failures end that id.
@@ -51,10 +55,12 @@ export async function waitForChecks(
         return { failed: true, error };
       }
     },
-  }).catch((err: unknown) => {
-    if (ctx.signal.aborted) return undefined;
-    throw err;
-  });
+  })
+    .catch((err: unknown) => {
+      if (ctx.signal.aborted) return undefined;
+      throw err;
+    })
+    .finally(() => progress.done());
   if (!outcome) return { ...result, interrupted: true };
   result.timedOut = outcome.timedOut;
   for (const row of rows) {

@@ -174,21 +174,38 @@ describe('Retry-After and the time budget', () => {
 });
 
 describe('the retry notice', () => {
-  it('is told each retry: attempt, reason and wait, with the path but never the query', async () => {
+  it('is told each retry: attempt, reason and wait, with the path but never the query; then the end once', async () => {
     server = await startFaultServer([json(503, {}), hang, json(200, [])]);
     const notices: RetryNotice[] = [];
+    const ends: object[] = [];
     client = new HttpClient({
       baseUrl: server.url,
       timeoutMs: 300,
       retry: { baseDelayMs: 20 },
       onRetryNotice: (n) => notices.push(n),
+      onRetryEnd: (request) => ends.push(request),
     });
     await client.get('/call', { query: { customer_patient_id: 'MRN-555' } });
+    const request = notices[0]?.request;
     expect(notices).toEqual([
-      { method: 'GET', path: '/call', attempt: 2, maxAttempts: 4, reason: 'status 503', waitMs: expect.any(Number) },
-      { method: 'GET', path: '/call', attempt: 3, maxAttempts: 4, reason: 'timed out after 300 ms', waitMs: expect.any(Number) },
+      { request, method: 'GET', path: '/call', attempt: 2, maxAttempts: 4, reason: 'status 503', failure: { kind: 'status', status: 503, retryAfter: undefined }, waitMs: expect.any(Number) },
+      { request, method: 'GET', path: '/call', attempt: 3, maxAttempts: 4, reason: 'timed out after 300 ms', failure: { kind: 'lost', code: 'timeout' }, waitMs: expect.any(Number) },
     ]);
+    expect(ends).toEqual([request]);
     expect(JSON.stringify(notices)).not.toContain('MRN-555');
+    // A request answered at once is never told of (no retry, no end).
+    await client.get('/call');
+    expect(notices).toHaveLength(2);
+    expect(ends).toHaveLength(1);
+  });
+
+  it('is ended when the request fails after its retries too', async () => {
+    server = await startFaultServer(json(503, {}));
+    const ends: object[] = [];
+    client = new HttpClient({ baseUrl: server.url, timeoutMs: 300, retry: { baseDelayMs: 5, maxRetries: 2 }, onRetryEnd: (r) => ends.push(r) });
+    await expect(client.get('/call')).rejects.toThrow();
+    expect(server.requests).toHaveLength(3);
+    expect(ends).toHaveLength(1);
   });
 
   describe('wired in the context', () => {
@@ -196,7 +213,7 @@ describe('the retry notice', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const run = async (opts: { tty: boolean; quiet?: boolean }) => {
       server = await startFaultServer([json(503, {}), json(200, [])]);
-      const t = createTestIo({ tty: opts.tty });
+      const t = createTestIo({ tty: opts.tty, quiet: opts.quiet });
       const globals: GlobalOptions = {
         format: 'json',
         formatExplicit: true,
@@ -212,9 +229,10 @@ describe('the retry notice', () => {
       return t.stderr();
     };
 
-    it('prints one line on a terminal', async () => {
+    it('shows a transient status line on a terminal, cleared when the request succeeds', async () => {
       const err = await run({ tty: true });
-      expect(err).toMatch(/^\r\u001b\[2Kretrying GET \/call in \d+ ms \(attempt 2 of 2\): status 503\n$/);
+      expect(err).toBe('\r\u001b[2KService unavailable (503); retry 1 of 1…\r\u001b[2K');
+      expect(err).not.toContain('MRN-555');
     });
     it('prints nothing when stderr is not a terminal', async () => {
       expect(await run({ tty: false })).toBe('');
