@@ -29,28 +29,29 @@ export interface LinePart {
   keep?: number;
 }
 
-/** Between the parts of a line. */
-export const SEP = '  ';
+/** Between the parts of a line; one space when the keys alone would not fit with two. */
+const SEP = '  ';
+const NARROW_SEP = ' ';
 /** Free text is not clipped below this many columns: shorter, it would say nothing; it is left out instead. */
 const MIN_FREE = 12;
 
-const widthOf = (parts: LinePart[]) => stringWidth(parts.map((p) => p.text).join(SEP));
+const widthOf = (parts: LinePart[], sep = SEP) => stringWidth(parts.map((p) => p.text).join(sep));
 
 /**
  * The parts that fit in `columns`: free text clipped first (the widest first, down to MIN_FREE
  * columns), then extras left out (the lowest `keep` first), then free text left out. Keys always stay: a
  * line of keys alone wider than the terminal wraps rather than lose an id or a status.
  */
-export function fitParts(parts: LinePart[], columns: number): LinePart[] {
+export function fitParts(parts: LinePart[], columns: number, sep = SEP): LinePart[] {
   let kept = parts.filter((p) => p.text !== '');
-  let over = widthOf(kept) - columns;
+  let over = widthOf(kept, sep) - columns;
   while (over > 0) {
     const free = kept.filter((p) => p.role === 'free' && stringWidth(p.text) > MIN_FREE);
     if (free.length === 0) break;
     const widest = free.reduce((a, b) => (stringWidth(b.text) > stringWidth(a.text) ? b : a));
     const target = Math.max(MIN_FREE, stringWidth(widest.text) - over);
     kept = kept.map((p) => (p === widest ? { ...p, text: clipToWidth(p.text, target) } : p));
-    over = widthOf(kept) - columns;
+    over = widthOf(kept, sep) - columns;
   }
   for (const role of ['extra', 'free'] as const) {
     while (over > 0) {
@@ -59,15 +60,27 @@ export function fitParts(parts: LinePart[], columns: number): LinePart[] {
       const least = Math.min(...candidates.map((p) => p.keep ?? 0));
       const out = candidates.findLast((p) => (p.keep ?? 0) === least);
       kept = kept.filter((p) => p !== out);
-      over = widthOf(kept) - columns;
+      over = widthOf(kept, sep) - columns;
     }
   }
   return kept;
 }
 
-/** The fitted parts joined, each in its style. */
+/**
+ * The fitted parts joined, each in its style. When even the keys are too wide with two spaces
+ * between parts (and the padding that aligns them), they are fitted again joined by one space,
+ * padding trimmed: a narrower line, not an aligned one, before anything essential would wrap.
+ */
 export function renderLine(parts: LinePart[], columns: number): string {
-  return fitParts(parts, columns)
-    .map((p) => (p.style ? p.style(p.text) : p.text))
-    .join(SEP);
+  let sep = SEP;
+  let fitted = fitParts(parts, columns, sep);
+  if (widthOf(fitted, sep) > columns) {
+    sep = NARROW_SEP;
+    fitted = fitParts(
+      parts.map((p) => ({ ...p, text: p.text.trim() })),
+      columns,
+      sep,
+    );
+  }
+  return fitted.map((p) => (p.style ? p.style(p.text) : p.text)).join(sep);
 }

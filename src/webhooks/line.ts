@@ -20,8 +20,8 @@ function outcomeParts(d: Delivery, chalk: ChalkInstance): LinePart[] {
   if (d.attempt && d.attempt > 1) parts.push({ text: `attempt ${d.attempt}`, role: 'key', style: chalk.dim });
   const f = d.forward;
   if (f?.status === undefined && f) {
-    parts.push({ text: '→ forward failed:', role: 'key', style: chalk.red });
-    parts.push({ text: shown(f.error), role: 'free', style: chalk.red });
+    parts.push({ text: '→ failed', role: 'key', style: chalk.red });
+    parts.push({ text: `(${shown(f.error)})`, role: 'free', style: chalk.red });
   } else if (f?.status !== undefined) {
     const ok = f.status >= 200 && f.status < 300;
     parts.push({ text: `→ ${f.status}${f.note ? ` (${shown(f.note)})` : ''}`, role: 'key', style: ok ? chalk.green : chalk.red });

@@ -29,8 +29,24 @@ describe('fitting a line', () => {
     expect(renderLine(parts, 50)).toBe('call 7  declined  failure: a very…  1m32s  step 2');
     expect(renderLine(parts, 40)).toBe('call 7  declined  failure: a…  1m32s');
     expect(renderLine(parts, 30)).toBe('call 7  declined  failure: a…');
-    expect(renderLine(parts, 10)).toBe('call 7  declined');
+    expect(renderLine(parts, 10)).toBe('call 7 declined');
     expect(fitParts(parts, 1).map((p) => p.text)).toEqual(['call 7', 'declined']);
+  });
+
+  it('joins by one space, padding trimmed, when the keys alone do not fit with two', () => {
+    const parts: LinePart[] = [
+      { text: '21:08:33', role: 'key' },
+      { text: 'end-of-call    ', role: 'key' },
+      { text: 'call 1203', role: 'key' },
+      { text: 'appointment-confirmed', role: 'key' },
+      { text: '1m04s', role: 'extra' },
+      { text: '→ failed', role: 'key' },
+      { text: '(ECONNREFUSED)', role: 'free' },
+    ];
+    expect(renderLine(parts, 100)).toBe('21:08:33  end-of-call      call 1203  appointment-confirmed  1m04s  → failed  (ECONNREFUSED)');
+    expect(renderLine(parts, 80)).toBe('21:08:33  end-of-call      call 1203  appointment-confirmed  → failed');
+    expect(renderLine(parts, 64)).toBe('21:08:33 end-of-call call 1203 appointment-confirmed → failed');
+    expect(renderLine(parts, 40)).toBe('21:08:33 end-of-call call 1203 appointment-confirmed → failed');
   });
 
   it('the summary of -o ndjson keeps every part, aligned after the kind', () => {

@@ -130,6 +130,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ctx.signal.addEventListener('abort', stop, { once: true });
     process.once('SIGTERM', stop);
   });
+  // After the terminal's own "^C", our words start on a line of their own.
+  if (ctx.signal.aborted && ctx.io.isStderrTTY) ctx.io.err('\n');
   await listener.close();
   warnings.flush();
   await said;
