@@ -13,10 +13,11 @@ function kindStyle(kind: DeliveryKind, chalk: ChalkInstance): Style {
   return { eligibility: chalk.cyan, 'end-of-call': chalk.green, 'end-of-sequence': chalk.magenta, unrecognised: chalk.yellow }[kind];
 }
 
-/** What became of the delivery after it was answered: a repeat attempt, the forward's answer. */
+/** What the delivery is beyond its body (a repeat, a retry) and what became of it (the forward's answer). */
 function outcomeParts(d: Delivery, chalk: ChalkInstance): LinePart[] {
   const parts: LinePart[] = [];
   if (d.kind === 'unrecognised' && d.event) parts.push({ text: `(event ${shown(d.event)})`, role: 'key' });
+  if (d.repeat) parts.push({ text: 'repeat', role: 'key', style: chalk.yellow });
   if (d.attempt && d.attempt > 1) parts.push({ text: `attempt ${d.attempt}`, role: 'key', style: chalk.dim });
   const f = d.forward;
   if (f?.status === undefined && f) {

@@ -53,6 +53,9 @@ export function parseLimits(spec: string | undefined): Partial<ListenerLimits> {
   return out;
 }
 
+/** How many delivery ids are remembered to tell a repeat: far more than a service retries at once. */
+const REMEMBERED = 10_000;
+
 export interface ForwardResult {
   url: string;
   status?: number;
@@ -76,6 +79,8 @@ export interface Delivery extends DeliveryHeaders {
   kind: DeliveryKind;
   /** true: the secret matched; null: no secret configured, nothing checked. */
   authenticated: boolean | null;
+  /** Its X-Outreach-Delivery id was accepted before: the service sent it again (at least once, so duplicates happen). */
+  repeat: boolean;
   content_type: string | null;
   /** The parsed JSON body, or the text when it is not JSON. */
   body: unknown;
@@ -115,6 +120,8 @@ export interface ListenerOptions {
 /** Every delivery received ends as exactly one of these. */
 export interface ListenerCounts {
   accepted: number;
+  /** Of the accepted, those whose delivery id had been accepted before. */
+  repeats: number;
   rejected: Record<RejectionReason, number>;
   /** Answered 500: the listener failed to handle it. */
   failed: number;
@@ -149,7 +156,7 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
   limits.headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const closing = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const counts: ListenerCounts = { accepted: 0, rejected: { missing: 0, mismatch: 0, 'too-large': 0, 'too-deep': 0 }, failed: 0 };
+  const counts: ListenerCounts = { accepted: 0, repeats: 0, rejected: { missing: 0, mismatch: 0, 'too-large': 0, 'too-deep': 0 }, failed: 0 };
 
   /** Runs a callback of the caller's; whatever it throws is reported, never kills the receiver. */
   const report = (fn: () => void) => {
@@ -193,6 +200,16 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     }
   };
 
+  // Delivery ids accepted so far, the latest REMEMBERED (a Set keeps insertion order: the oldest goes first).
+  const seen = new Set<string>();
+  const isRepeat = (id: string | null): boolean => {
+    if (id === null) return false;
+    if (seen.has(id)) return true;
+    seen.add(id);
+    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value!);
+    return false;
+  };
+
   const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?', 1)[0]!;
 
   /** Answers and closes the connection without reading (more of) the body. */
@@ -228,6 +245,9 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     // Answer first: the service should never wait for the forward or for the terminal.
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     counts.accepted++;
+    const headers = deliveryHeaders(req);
+    const repeat = isRepeat(headers.delivery_id);
+    if (repeat) counts.repeats++;
     const kind = typeof body === 'string' || body === null ? 'unrecognised' : classify(body);
     const delivery: Delivery = {
       received_at: receivedAt,
@@ -235,7 +255,8 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
       path: pathOf(req),
       kind,
       authenticated,
-      ...deliveryHeaders(req),
+      repeat,
+      ...headers,
       content_type: header(req, 'content-type') ?? null,
       body,
       summary: summarise(kind, body),

@@ -70,7 +70,7 @@ export function stopSummary(c: ListenerCounts, limits: Pick<ListenerLimits, 'max
   const rejected = reasons.reduce((sum, [, n]) => sum + n, 0);
   const received = c.accepted + rejected + c.failed;
   if (received === 0) return 'Stopped: no deliveries received.';
-  const parts = [`${c.accepted} accepted`];
+  const parts = [`${c.accepted} accepted${c.repeats > 0 ? ` (${plural(c.repeats, 'repeat')} of earlier ones)` : ''}`];
   if (rejected > 0) parts.push(`${rejected} rejected (${reasons.map(([r, n]) => `${n} ${reasonText(r, limits)}`).join(', ')})`);
   else parts.push('0 rejected');
   if (c.failed > 0) parts.push(`${c.failed} failed (answered 500)`);

@@ -97,11 +97,12 @@ describe('warnings', () => {
 describe('the stop summary', () => {
   const none = { missing: 0, mismatch: 0, 'too-large': 0, 'too-deep': 0 };
   it('counts received as accepted plus rejected (with why) plus failed', () => {
-    expect(stopSummary({ accepted: 7, rejected: { ...none, mismatch: 7 }, failed: 0 }, LIMITS)).toBe('Stopped: 14 deliveries received: 7 accepted, 7 rejected (7 wrong secret).');
-    expect(stopSummary({ accepted: 1, rejected: { ...none, missing: 2, 'too-large': 1 }, failed: 1 }, LIMITS)).toBe(
+    expect(stopSummary({ accepted: 7, repeats: 0, rejected: { ...none, mismatch: 7 }, failed: 0 }, LIMITS)).toBe('Stopped: 14 deliveries received: 7 accepted, 7 rejected (7 wrong secret).');
+    expect(stopSummary({ accepted: 1, repeats: 0, rejected: { ...none, missing: 2, 'too-large': 1 }, failed: 1 }, LIMITS)).toBe(
       'Stopped: 5 deliveries received: 1 accepted, 3 rejected (2 no Authorization header, 1 body over 1 MiB), 1 failed (answered 500).',
     );
-    expect(stopSummary({ accepted: 1, rejected: none, failed: 0 }, LIMITS)).toBe('Stopped: 1 delivery received: 1 accepted, 0 rejected.');
-    expect(stopSummary({ accepted: 0, rejected: none, failed: 0 }, LIMITS)).toBe('Stopped: no deliveries received.');
+    expect(stopSummary({ accepted: 1, repeats: 0, rejected: none, failed: 0 }, LIMITS)).toBe('Stopped: 1 delivery received: 1 accepted, 0 rejected.');
+    expect(stopSummary({ accepted: 0, repeats: 0, rejected: none, failed: 0 }, LIMITS)).toBe('Stopped: no deliveries received.');
+    expect(stopSummary({ accepted: 4, repeats: 1, rejected: none, failed: 0 }, LIMITS)).toBe('Stopped: 4 deliveries received: 4 accepted (1 repeat of earlier ones), 0 rejected.');
   });
 });
