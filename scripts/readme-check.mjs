@@ -129,6 +129,7 @@ async function main() {
   const home = join(tmp, 'home');
   const prefix = join(tmp, 'npm-prefix');
   mkdirSync(home);
+  mkdirSync(join(tmp, 'tmp'));
   let sandbox;
   try {
     // A fresh copy of what a clone holds (the tracked files, as they are in the working tree).
@@ -140,6 +141,8 @@ async function main() {
       HOME: home,
       OUTREACH_CONFIG_DIR: join(home, '.config', 'outreach'),
       XDG_DATA_HOME: join(home, '.local', 'share'),
+      // What the commands leave in the temporary directory (the demo keeps its results there) goes with the check's.
+      TMPDIR: join(tmp, 'tmp'),
       TZ: 'UTC',
       NO_COLOR: '1',
       LANG: 'C.UTF-8',
