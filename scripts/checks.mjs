@@ -1,7 +1,8 @@
-// `npm test` after the build: the type check, the linter and the test suite side by side. tsc and
-// eslint use one core each for ~6 s alone and vitest two workers for ~45 s; started together, the
-// checks finish inside the suite's time instead of before it. The suite's output streams as it
-// runs; each check's output is printed when it ends. Non-zero exit when any of the three fails.
+// `npm test` after the build: the type check, the linter, the README's commands (scripts/readme-check.mjs,
+// ~20 s) and the test suite side by side. tsc and eslint use one core each for ~6 s alone and vitest two
+// workers for ~45 s; started together, the checks finish inside the suite's time instead of before it.
+// The suite's output streams as it runs; each check's output is printed when it ends. Non-zero exit
+// when any of them fails.
 import { spawn } from 'node:child_process';
 
 const run = (name, cmd, args, stream) =>
@@ -23,6 +24,7 @@ const run = (name, cmd, args, stream) =>
 const results = await Promise.all([
   run('typecheck', 'node_modules/.bin/tsc', ['--noEmit']),
   run('lint', 'node_modules/.bin/eslint', ['.']),
+  run('readme', process.execPath, ['scripts/readme-check.mjs']),
   run('tests', 'node_modules/.bin/vitest', ['run'], true),
 ]);
 const failed = results.filter((r) => r.code !== 0);

@@ -1,9 +1,11 @@
 // The quick start's main job on the embedded sandbox, end to end: starts the sandbox, validates
 // fixtures/patients.csv, creates its sequences, lists them, stops the sandbox. Exits non-zero if
-// any step fails. Uses a temporary config directory (your own profiles are not touched).
+// any step fails. Uses a temporary config directory (your own profiles are not touched), removed at
+// the end; the copy of the CSV, its results file and journal stay in a temporary work directory,
+// whose path is printed last (every path the demo prints still exists when it ends).
 // Usage: node scripts/demo.mjs
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, copyFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin/outreach.js');
 const dir = mkdtempSync(join(tmpdir(), 'outreach-demo-'));
-const baseEnv = { ...process.env, OUTREACH_CONFIG_DIR: dir };
+const configDir = join(dir, 'config');
+mkdirSync(configDir);
+const baseEnv = { ...process.env, OUTREACH_CONFIG_DIR: configDir };
 delete baseEnv.OUTREACH_API_KEY;
 delete baseEnv.OUTREACH_BASE_URL;
 delete baseEnv.OUTREACH_PROFILE;
@@ -52,6 +56,7 @@ try {
 } finally {
   sandbox.kill('SIGTERM');
   await new Promise((r) => (sandbox.exitCode !== null ? r() : sandbox.once('exit', r)));
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(configDir, { recursive: true, force: true });
 }
+process.stdout.write(`\nKept (CSV copy, results, journal; delete when done):\n  ${dir}\n`);
 process.exitCode = failed ? 1 : 0;

@@ -29,8 +29,8 @@ export function register(program: Command): void {
     .description('Run the local sandbox service (the whole API, persistent in SQLite) until Ctrl-C')
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     .option('--host <host>', 'address to listen on (anything but loopback lets the network reach it: a warning says so)', '127.0.0.1')
-    .option('--db <file>', 'SQLite database file (default: sandbox.db in the user data dir)')
-    .option('--memory', 'keep everything in memory (lost on exit)')
+    .option('--db <file>', 'SQLite database file, kept between runs (default: sandbox.db in the user data dir)')
+    .option('--memory', 'keep everything in memory: a clean start, lost on exit')
     .option('--api-key <key>', "fix the first organisation's API key")
     .option('--speed <n>', 'time acceleration for processing (e.g. 3600 turns an hour into a second)', '1')
     .option('--eligibility-delay <ms>', 'time for an eligibility check to complete, before --speed', '2000')
@@ -157,9 +157,13 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   } else {
     const out = await ctx.io.chalk();
     const on = listen.allInterfaces ? `all interfaces (${host}); from this machine: ` : '';
-    ctx.io.out(`Sandbox listening on ${on}${out.bold(sandbox.baseUrl)}  (database: ${dbPath})\n`);
+    // One short line per fact, so that nothing wraps at 80 columns (a tool id alone is 36).
+    const kept = dbPath === ':memory:' ? 'in memory: lost when it stops' : 'kept between runs; --memory starts clean';
+    ctx.io.out(`Sandbox listening on ${on}${out.bold(sandbox.baseUrl)}\n  database  ${dbPath}\n            (${kept})\n`);
     for (const org of sandbox.organizations) {
-      ctx.io.out(`  org ${org.id} ${org.name}\n    api key   ${org.api_key}\n    tool ids  ${org.tool_ids.join(', ')}\n`);
+      const [first, ...rest] = org.tool_ids;
+      const tools = [first ?? '-', ...rest.map((id) => `              ${id}`)].join('\n');
+      ctx.io.out(`  org ${org.id} ${org.name}\n    api key   ${org.api_key}\n    tool ids  ${tools}\n`);
     }
     ctx.io.out(
       `\nTry it in another terminal:\n  outreach --profile sandbox health\n  outreach --profile sandbox definitions list\n` +

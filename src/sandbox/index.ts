@@ -162,8 +162,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       api_key: o.id === 1 ? (opts.apiKey ?? SANDBOX_KEYS[1]) : SANDBOX_KEYS[2],
       tool_ids: stores.tools.ids(o.id),
     }));
-    const { urlHost, allInterfaces } = describeListenHost(host);
-    log(`sandbox listening on ${allInterfaces ? `all interfaces (${host}), ` : ''}http://${urlHost}:${port}/v1`);
+    // No "listening" line here: `outreach sandbox` prints its own (with the keys), once.
+    const { urlHost } = describeListenHost(host);
 
     let closing: Promise<void> | undefined;
     return {

@@ -4,6 +4,7 @@
 // Pure.
 import { timingSafeEqual } from 'node:crypto';
 import { terminalSafe } from '../output/safe.js';
+import { clipToWidth } from './fit.js';
 
 export type DeliveryKind = 'eligibility' | 'end-of-call' | 'end-of-sequence' | 'unrecognised';
 
@@ -46,13 +47,12 @@ export function classify(body: unknown): DeliveryKind {
   return 'unrecognised';
 }
 
-/** Longest value shown in a summary: an id or a status never needs more. */
+/** Widest value shown in a summary, in terminal columns: an id or a status never needs more. */
 const MAX_SHOWN = 40;
 
-/** Text from a delivery as it may be shown on a line: escapes made visible, clipped to MAX_SHOWN. */
+/** Text from a delivery as it may be shown on a line: escapes made visible, clipped to MAX_SHOWN columns. */
 export function shown(v: unknown): string {
-  const s = terminalSafe(v);
-  return s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN - 1)}…` : s;
+  return clipToWidth(terminalSafe(v), MAX_SHOWN);
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' ? shown(v) : undefined);
@@ -64,53 +64,88 @@ export function shortDuration(ms: unknown): string | undefined {
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
-/** A short readable summary: kind, ids, status, outcome, duration. Never patient data. */
-export function summarise(kind: DeliveryKind, body: unknown): string {
-  const parts: string[] = [];
-  const add = (label: string, v: unknown) => {
+/**
+ * One piece of a delivery's summary and what may happen to it when the line is too wide:
+ * `key` (ids, statuses, outcomes) is never cut, `free` (free text) is clipped first, `extra`
+ * (a duration, a step number) is left out next.
+ */
+export interface SummaryPart {
+  text: string;
+  role: 'key' | 'free' | 'extra';
+  /** Of extras, the lower is left out first. */
+  keep?: number;
+}
+
+/** The pieces of a summary: ids, status, outcome, duration. Never patient data; every value terminal-safe. */
+export function summaryParts(kind: DeliveryKind, body: unknown): SummaryPart[] {
+  const parts: SummaryPart[] = [];
+  const add = (role: SummaryPart['role'], label: string, v: unknown, keep?: number) => {
     const s = str(v);
-    if (s !== undefined && s !== '') parts.push(label ? `${label} ${s}` : s);
+    if (s !== undefined && s !== '') parts.push({ text: label ? `${label} ${s}` : s, role, ...(keep === undefined ? {} : { keep }) });
   };
   switch (kind) {
     case 'end-of-call': {
       const b = body as Obj;
       const call = callOf(b)!;
-      add('call', call.id);
-      add('', call.call_status);
-      add('', call.outcome);
-      if (call.failure_reason && call.failure_reason !== call.outcome) add('failure:', call.failure_reason);
-      add('', shortDuration(call.duration_ms));
-      add('sequence', b.sequence_id);
-      add('step', b.step);
-      return `end-of-call      ${parts.join('  ')}`;
+      add('key', 'call', call.id);
+      add('key', '', call.call_status);
+      add('key', '', call.outcome);
+      if (call.failure_reason && call.failure_reason !== call.outcome) add('free', 'failure:', call.failure_reason);
+      // Narrow, the step goes first, then the duration, then the sequence (its own report names it).
+      add('extra', '', shortDuration(call.duration_ms), 1);
+      add('extra', 'sequence', b.sequence_id, 2);
+      add('extra', 'step', b.step, 0);
+      return parts;
     }
     case 'end-of-sequence': {
       const b = body as Obj;
-      add('sequence', b.id);
-      add('', b.status);
+      add('key', 'sequence', b.id);
+      add('key', '', b.status);
       const outreach = Array.isArray(b.outreach) ? b.outreach.filter(isObj) : [];
       if (outreach.length > 0) {
         const items = outreach.map((o) => {
           const outcome = isObj(o.analysis) ? str(o.analysis.outcome) : undefined;
           return `${str(o.type) ?? '?'}${outcome ? `:${outcome}` : ''}`;
         });
-        parts.push(`outreach ${items.join(', ')}`);
+        parts.push({ text: `outreach ${runs(items).join(', ')}`, role: 'free' });
       } else {
-        parts.push('no outreach');
+        parts.push({ text: 'no outreach', role: 'extra' });
       }
-      return `end-of-sequence  ${parts.join('  ')}`;
+      return parts;
     }
     case 'eligibility': {
       const c = checkOf(body)!;
-      add('check', c.id);
-      add('', c.status);
-      add('', c.outcome);
-      if (isObj(c.coverage) && typeof c.coverage.is_active_today === 'boolean') parts.push(c.coverage.is_active_today ? 'active' : 'inactive');
-      return `eligibility      ${parts.join('  ')}`;
+      add('key', 'check', c.id);
+      add('key', '', c.status);
+      add('key', '', c.outcome);
+      if (isObj(c.coverage) && typeof c.coverage.is_active_today === 'boolean') parts.push({ text: c.coverage.is_active_today ? 'active' : 'inactive', role: 'key' });
+      return parts;
     }
     default:
-      return 'unrecognised delivery';
+      return [];
   }
+}
+
+/** Consecutive equal items as one: ["call:x", "call:x", "sms"] → ["call:x ×2", "sms"]. */
+function runs(items: string[]): string[] {
+  const out: { item: string; n: number }[] = [];
+  for (const item of items) {
+    const last = out.at(-1);
+    if (last?.item === item) last.n++;
+    else out.push({ item, n: 1 });
+  }
+  return out.map(({ item, n }) => (n > 1 ? `${item} ×${n}` : item));
+}
+
+/** The width kind names are padded to, so that what follows lines up ("end-of-sequence" is the longest). */
+export const KIND_WIDTH = 'end-of-sequence'.length;
+
+/** The whole summary on one line, as `-o ndjson` gives it: the kind, then every part. */
+export function summarise(kind: DeliveryKind, body: unknown): string {
+  if (kind === 'unrecognised') return 'unrecognised delivery';
+  return `${kind.padEnd(KIND_WIDTH)}  ${summaryParts(kind, body)
+    .map((p) => p.text)
+    .join('  ')}`;
 }
 
 export type AuthResult = 'ok' | 'missing' | 'mismatch' | 'not-checked';

@@ -53,6 +53,9 @@ export function parseLimits(spec: string | undefined): Partial<ListenerLimits> {
   return out;
 }
 
+/** How many delivery ids are remembered to tell a repeat: far more than a service retries at once. */
+const REMEMBERED = 10_000;
+
 export interface ForwardResult {
   url: string;
   status?: number;
@@ -62,16 +65,22 @@ export interface ForwardResult {
   ms: number;
 }
 
-export interface Delivery {
+/** What the sender's headers say a delivery is: X-Outreach-Event, -Delivery and -Attempt (raw). */
+export interface DeliveryHeaders {
+  event: string | null;
+  delivery_id: string | null;
+  attempt: number | null;
+}
+
+export interface Delivery extends DeliveryHeaders {
   received_at: string;
   method: string;
   path: string;
   kind: DeliveryKind;
   /** true: the secret matched; null: no secret configured, nothing checked. */
   authenticated: boolean | null;
-  event: string | null;
-  delivery_id: string | null;
-  attempt: number | null;
+  /** Its X-Outreach-Delivery id was accepted before: the service sent it again (at least once, so duplicates happen). */
+  repeat: boolean;
   content_type: string | null;
   /** The parsed JSON body, or the text when it is not JSON. */
   body: unknown;
@@ -79,11 +88,14 @@ export interface Delivery {
   forward?: ForwardResult;
 }
 
-export interface Rejection {
+export type RejectionReason = 'missing' | 'mismatch' | 'too-large' | 'too-deep';
+
+/** A delivery refused; its headers are read (they are what the sender claims), never its body. */
+export interface Rejection extends DeliveryHeaders {
   received_at: string;
   path: string;
   remote: string;
-  reason: 'missing' | 'mismatch' | 'too-large' | 'too-deep';
+  reason: RejectionReason;
   /** The status it was answered with: 401, 413 or 400. */
   status: number;
 }
@@ -96,17 +108,30 @@ export interface ListenerOptions {
   forwardTimeoutMs?: number;
   onDelivery(d: Delivery): void;
   onRejected(r: Rejection): void;
-  /** A callback threw or the server reported an error: the listener carries on regardless. */
-  onError?(e: unknown): void;
+  /**
+   * A delivery could not be handled (answered 500; `delivery` is given), a callback threw, or the
+   * server reported an error: the listener carries on regardless.
+   */
+  onError?(e: unknown, delivery?: DeliveryHeaders): void;
   limits?: Partial<ListenerLimits>;
   now?: () => Date;
+}
+
+/** Every delivery received ends as exactly one of these. */
+export interface ListenerCounts {
+  accepted: number;
+  /** Of the accepted, those whose delivery id had been accepted before. */
+  repeats: number;
+  rejected: Record<RejectionReason, number>;
+  /** Answered 500: the listener failed to handle it. */
+  failed: number;
 }
 
 export interface RunningListener {
   url: string;
   port: number;
-  deliveries: number;
-  rejected: number;
+  /** So far; final once close() has resolved (forwards under way are reported by then). */
+  counts(): ListenerCounts;
   close(): Promise<void>;
 }
 
@@ -115,6 +140,15 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+function deliveryHeaders(req: IncomingMessage): DeliveryHeaders {
+  const attempt = Number(header(req, 'x-outreach-attempt'));
+  return {
+    event: header(req, 'x-outreach-event') ?? null,
+    delivery_id: header(req, 'x-outreach-delivery') ?? null,
+    attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
+  };
+}
+
 export async function startListener(opts: ListenerOptions): Promise<RunningListener> {
   const now = opts.now ?? (() => new Date());
   const limits: ListenerLimits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -122,7 +156,7 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
   limits.headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const closing = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const state = { deliveries: 0, rejected: 0 };
+  const counts: ListenerCounts = { accepted: 0, repeats: 0, rejected: { missing: 0, mismatch: 0, 'too-large': 0, 'too-deep': 0 }, failed: 0 };
 
   /** Runs a callback of the caller's; whatever it throws is reported, never kills the receiver. */
   const report = (fn: () => void) => {
@@ -166,6 +200,16 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     }
   };
 
+  // Delivery ids accepted so far, the latest REMEMBERED (a Set keeps insertion order: the oldest goes first).
+  const seen = new Set<string>();
+  const isRepeat = (id: string | null): boolean => {
+    if (id === null) return false;
+    if (seen.has(id)) return true;
+    seen.add(id);
+    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value!);
+    return false;
+  };
+
   const pathOf = (req: IncomingMessage) => (req.url ?? '/').split('?', 1)[0]!;
 
   /** Answers and closes the connection without reading (more of) the body. */
@@ -175,13 +219,13 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     req.pause();
   };
 
-  const rejectDelivery = (req: IncomingMessage, res: ServerResponse, reason: Rejection['reason']) => {
+  const rejectDelivery = (req: IncomingMessage, res: ServerResponse, reason: RejectionReason) => {
     const status = reason === 'too-large' ? 413 : reason === 'too-deep' ? 400 : 401;
-    state.rejected++;
+    counts.rejected[reason]++;
     if (reason === 'too-large') refuse(req, res, 413, 'Payload Too Large');
     else if (reason === 'too-deep') refuse(req, res, 400, 'Body nested too deeply');
     else refuse(req, res, 401, 'Unauthorized', { 'www-authenticate': 'Bearer' });
-    const rejection: Rejection = { received_at: now().toISOString(), path: pathOf(req), remote: req.socket.remoteAddress ?? '?', reason, status };
+    const rejection: Rejection = { received_at: now().toISOString(), path: pathOf(req), remote: req.socket.remoteAddress ?? '?', reason, status, ...deliveryHeaders(req) };
     report(() => opts.onRejected(rejection));
   };
 
@@ -200,18 +244,19 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
     if (typeof body === 'object' && body !== null && nestedDeeperThan(text, limits.maxDepth)) return rejectDelivery(req, res, 'too-deep');
     // Answer first: the service should never wait for the forward or for the terminal.
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    state.deliveries++;
+    counts.accepted++;
+    const headers = deliveryHeaders(req);
+    const repeat = isRepeat(headers.delivery_id);
+    if (repeat) counts.repeats++;
     const kind = typeof body === 'string' || body === null ? 'unrecognised' : classify(body);
-    const attempt = Number(header(req, 'x-outreach-attempt'));
     const delivery: Delivery = {
       received_at: receivedAt,
       method: req.method ?? 'POST',
       path: pathOf(req),
       kind,
       authenticated,
-      event: header(req, 'x-outreach-event') ?? null,
-      delivery_id: header(req, 'x-outreach-delivery') ?? null,
-      attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
+      repeat,
+      ...headers,
       content_type: header(req, 'content-type') ?? null,
       body,
       summary: summarise(kind, body),
@@ -284,8 +329,11 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
           handle(req, res, Buffer.concat(chunks), auth === 'ok' ? true : null);
         } catch (e) {
           // A delivery we failed to handle must not take the receiver down with it.
-          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"Internal error"}');
-          report(() => opts.onError?.(e));
+          if (!res.headersSent) {
+            counts.failed++;
+            res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"Internal error"}');
+          }
+          report(() => opts.onError?.(e, deliveryHeaders(req)));
         }
       });
     },
@@ -327,12 +375,7 @@ export async function startListener(opts: ListenerOptions): Promise<RunningListe
   return {
     url: `http://${host}:${port}/`,
     port,
-    get deliveries() {
-      return state.deliveries;
-    },
-    get rejected() {
-      return state.rejected;
-    },
+    counts: () => ({ ...counts, rejected: { ...counts.rejected } }),
     close() {
       closed ??= (async () => {
         const stopped = new Promise<void>((r) => server.close(() => r()));

@@ -57,10 +57,6 @@ function parseForward(raw: string | undefined): string | undefined {
   return u.toString();
 }
 
-function sizeText(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
-}
-
 /**
  * A delivery as one JSON line, the body as received. The listener refuses bodies nested too deep
  * to serialise, but should one get through, the line is still written, its body replaced by a note.
@@ -83,12 +79,21 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   const human = format === 'table' && (ctx.io.isStdoutTTY || formatExplicit);
 
   ctx.handlesInterrupt = true; // Ctrl-C closes the server and exits 0
-  const { startListener, parseLimits, DEFAULT_LIMITS, shown } = await import('../../webhooks/listener.js');
+  const { startListener, parseLimits, DEFAULT_LIMITS } = await import('../../webhooks/listener.js');
+  const { deliveryLine } = await import('../../webhooks/line.js');
+  const { RepeatedWarnings, errorWarning, rejectionWarning, stopSummary } = await import('../../webhooks/report.js');
+  const { default: wrapAnsi } = await import('wrap-ansi');
   // A knob for tests (small timeouts and caps); undocumented, the defaults suit real use.
   const limits = { ...DEFAULT_LIMITS, ...parseLimits(ctx.env.OUTREACH_WEBHOOK_LIMITS) };
   const chalk = await ctx.io.chalk();
   const chalkErr = await ctx.io.chalkErr();
-  const KIND_COLOUR = { eligibility: chalk.cyan, 'end-of-call': chalk.green, 'end-of-sequence': chalk.magenta, unrecognised: chalk.yellow };
+  const columns = ctx.io.columns;
+  /** Our own words on a terminal's stderr, wrapped to its width, continuation lines indented; one line each in a log. */
+  const wrapped = (text: string, indent: number) =>
+    ctx.io.isStderrTTY ? wrapAnsi(text, columns - indent, { hard: true }).replace(/\n/g, `\n${' '.repeat(indent)}`) : text;
+  // Warnings are said in order, and all of them before the summary at the end.
+  let said = Promise.resolve();
+  const warnings = new RepeatedWarnings((text) => (said = said.then(() => ctx.warn(wrapped(text, 'warning: '.length)))));
 
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
@@ -99,43 +104,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
       forwardTo,
       limits,
       onDelivery: (d) => {
-        if (!human) {
-          ctx.io.out(`${jsonLine(d)}\n`);
-          return;
-        }
-        // The summary is already terminal-safe and free of patient data (webhooks/classify.ts);
-        // anything else from the delivery passes through `shown` (terminalSafe, clipped) here.
-        const time = d.received_at.slice(11, 19);
-        const colour = KIND_COLOUR[d.kind];
-        const cut = d.summary.indexOf(' ');
-        const kind = cut < 0 ? d.summary : d.summary.slice(0, cut);
-        let line = `${chalk.dim(time)}  ${colour(kind)}${cut < 0 ? '' : d.summary.slice(cut)}`;
-        if (d.kind === 'unrecognised' && d.event) line += `  (event ${shown(d.event)})`;
-        if (d.attempt && d.attempt > 1) line += chalk.dim(`  attempt ${d.attempt}`);
-        if (d.forward) {
-          const f = d.forward;
-          if (f.status === undefined) line += `  → ${chalk.red(`forward failed: ${shown(f.error)}`)}`;
-          else {
-            const ok = f.status >= 200 && f.status < 300;
-            line += `  → ${(ok ? chalk.green : chalk.red)(String(f.status))}${f.note ? ` (${shown(f.note)})` : ''}`;
-          }
-        }
-        ctx.io.out(`${line}\n`);
+        ctx.io.out(`${human ? deliveryLine(d, columns, chalk) : jsonLine(d)}\n`);
       },
-      onRejected: (r) => {
-        const why =
-          r.reason === 'missing'
-            ? 'no Authorization header'
-            : r.reason === 'mismatch'
-              ? 'wrong secret'
-              : r.reason === 'too-deep'
-                ? `body nested too deeply (over ${limits.maxDepth} levels)`
-                : `body over ${sizeText(limits.maxBodyBytes)}`;
-        void ctx.warn(`rejected a delivery to ${shown(r.path)} from ${shown(r.remote)}: ${why} (answered ${r.status})`);
-      },
-      onError: (e) => {
-        void ctx.warn(`could not handle a delivery: ${shown((e as Error)?.message ?? e)}`);
-      },
+      onRejected: (r) => warnings.warn(rejectionWarning(r, limits)),
+      onError: (e, delivery) => warnings.warn(errorWarning(e, delivery)),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -158,6 +130,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ctx.signal.addEventListener('abort', stop, { once: true });
     process.once('SIGTERM', stop);
   });
+  // After the terminal's own "^C", our words start on a line of their own.
+  if (ctx.signal.aborted && ctx.io.isStderrTTY) ctx.io.err('\n');
   await listener.close();
-  ctx.info(`Stopped: ${listener.deliveries} deliver${listener.deliveries === 1 ? 'y' : 'ies'} received, ${listener.rejected} rejected.`);
+  warnings.flush();
+  await said;
+  ctx.info(wrapped(stopSummary(listener.counts(), limits), 2));
 }
