@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ApiError, AuthError, UsageError } from '../errors.js';
 import { readSecret } from '../secret.js';
 
 interface Options {
@@ -44,6 +44,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     pipeExample: 'echo "$KEY" | outreach login --with-key',
     prompt: `API key for ${baseUrl}`,
     noTerminalHint: 'Pipe it in: `echo "$KEY" | outreach login --with-key`, or set OUTREACH_API_KEY for one-off runs.',
+    interrupted: 'nothing was stored',
   });
   if (/\s/.test(key)) throw new UsageError('The API key contains whitespace; check what was pasted or piped.');
 
@@ -59,6 +60,15 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   });
   try {
     await client.get('/eligibility', { query: { limit: 1 } });
+  } catch (err) {
+    // The key refused is the one just given, not a stored one or OUTREACH_API_KEY: said so here.
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      throw new AuthError(`The service at ${baseUrl} refused this API key (${err.status}); nothing was stored.`, {
+        status: err.status,
+        hint: 'Check the key (copy it again) and that it belongs to this service.',
+      });
+    }
+    throw err;
   } finally {
     await client.close();
   }
