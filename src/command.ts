@@ -121,7 +121,8 @@ export class OutreachCommand extends Command {
       const raw = typeof text === 'function' ? text(context) : text;
       const out = context.command.configureOutput();
       const width = (context.error ? out.getErrHelpWidth?.() : out.getOutHelpWidth?.()) ?? 80;
-      return raw && reflowHelpText(raw, width);
+      // commander ends the block with a line break of its own.
+      return raw && reflowHelpText(raw, width).replace(/\n+$/, '');
     });
   }
 }
@@ -157,7 +158,14 @@ export const helpConfig: Partial<Help> = {
     return reflowHelpText(text, width);
   },
   optionDescription(this: Help, option: Option) {
-    const shown = isEmptyDefault(option.defaultValue) ? Object.create(option, { defaultValue: { value: undefined } }) : option;
+    const value = option.defaultValue;
+    // A plain word or number reads as typed (default: 4010), not as JSON (default: "4010").
+    const plain = typeof value === 'string' && /^[\w.:/-]+$/.test(value) && option.defaultValueDescription === undefined;
+    const shown = isEmptyDefault(value)
+      ? Object.create(option, { defaultValue: { value: undefined } })
+      : plain
+        ? Object.create(option, { defaultValueDescription: { value } })
+        : option;
     const text = Help.prototype.optionDescription.call(this, shown);
     const required = option.mandatory ? 'required' : requiredNotes.get(option);
     return required ? `${text} (${required})` : text;

@@ -77,19 +77,70 @@ export function exampleLines(indent: string, command: string, width: number): st
     const comment = command.slice(commentAt).trim();
     return [`${indent}${comment}`, ...exampleLines(indent, command.slice(0, commentAt), width)];
   }
-  const words = command.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [command];
+  const words = withValues(command.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [command]);
+  const next = `${indent}${CONTINUATION_INDENT}`;
+  const fits = (line: string) => stringWidth(line) <= width;
   const lines: string[] = [];
   let current = prompt + words[0];
   for (const word of words.slice(1)) {
     // Room is kept for the ` \` that ends every line but the last.
-    if (stringWidth(`${current} ${word} \\`) <= width) current += ` ${word}`;
+    if (fits(`${current} ${word} \\`)) {
+      current += ` ${word}`;
+      continue;
+    }
+    const pieces = fits(next + word) ? [word] : jsonPieces(word);
+    if (pieces.length > 1 && fits(`${current} ${pieces[0]}`)) current += ` ${pieces[0]}`;
     else {
       lines.push(`${current} \\`);
-      current = `${indent}${CONTINUATION_INDENT}${word}`;
+      current = next + pieces[0];
+    }
+    // Inside the quotes a plain line break is whitespace between JSON tokens: no ` \` there.
+    for (const piece of pieces.slice(1)) {
+      if (fits(`${current}${piece} \\`)) current += piece;
+      else {
+        lines.push(current);
+        current = next + piece;
+      }
     }
   }
   lines.push(current);
   return lines;
+}
+
+/** A flag and its value stay on one line (`--out results.csv`, `-o json`). */
+function withValues(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const value = words[i + 1];
+    if (/^--?[A-Za-z]/.test(word) && !word.includes('=') && value !== undefined && !/^(-|\||>|&|;)/.test(value) && value.length <= 30) {
+      out.push(`${word} ${value}`);
+      i++;
+    } else out.push(word);
+  }
+  return out;
+}
+
+/**
+ * A single-quoted JSON argument too long for a line, cut after each comma between JSON tokens (never
+ * inside a JSON string); any other word is left whole.
+ */
+function jsonPieces(word: string): string[] {
+  if (!/^'[[{].*[\]}]'$/s.test(word)) return [word];
+  const pieces: string[] = [];
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word[i];
+    if (inString && c === '\\') i++;
+    else if (c === '"') inString = !inString;
+    else if (c === ',' && !inString) {
+      pieces.push(word.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  pieces.push(word.slice(start));
+  return pieces;
 }
 
 /** Display width of help text (CJK and emoji count as two columns), colour codes ignored. */
