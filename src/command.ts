@@ -153,6 +153,8 @@ function isEmptyDefault(value: unknown): boolean {
  * such as `(default: [])`, and the root help grouped (src/help/root.ts).
  */
 export const helpConfig: Partial<Help> = {
+  // Descriptions wrap even in a narrow column (commander leaves them whole below 40 columns).
+  minWidthToWrap: 16,
   displayWidth: (text: string) => displayWidth(text),
   boxWrap(this: Help, text: string, width: number) {
     return reflowHelpText(text, width);
