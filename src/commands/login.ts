@@ -50,6 +50,7 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
 
   // Check the key before storing it: a rejected key is never saved.
   const { HttpClient } = await import('../api/http.js');
+  const { reword } = await import('../api/errors.js');
   const client = new HttpClient({
     baseUrl,
     apiKey: key,
@@ -67,6 +68,13 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
         status: err.status,
         hint: 'Check the key (copy it again) and that it belongs to this service.',
       });
+    }
+    // A base URL without /v1 (the settings main reads for this hint are not the ones login stores).
+    if (err instanceof ApiError && err.status === 404) {
+      const { missingV1Hint } = await import('../help/hints.js');
+      const source = ctx.globals.baseUrl ? 'flag' : ctx.env.OUTREACH_BASE_URL ? 'env' : 'profile';
+      const hint = missingV1Hint({ baseUrl, baseUrlSource: source, profileName: name });
+      if (hint) throw reword(err, err.message, { hint });
     }
     throw err;
   } finally {

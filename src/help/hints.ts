@@ -20,7 +20,7 @@ export async function settingsHint(err: CliError, ctx: Context | undefined): Pro
 }
 
 /** A 404 from a base URL without /v1: every path misses, whatever the command. */
-function missingV1Hint(s: Settings): string | undefined {
+export function missingV1Hint(s: Pick<Settings, 'baseUrl' | 'baseUrlSource' | 'profileName'>): string | undefined {
   const url = new URL(s.baseUrl);
   if (url.pathname.replace(/\/+$/, '').endsWith('/v1')) return undefined;
   const fixed = `${s.baseUrl.replace(/\/+$/, '')}/v1`;
