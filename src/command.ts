@@ -1,11 +1,13 @@
 // Glue between commander and a command's `run(opts, ctx)`: builds the Context from the global
 // options when (and only when) a command actually runs.
-import type { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
 import { UsageError } from './errors.js';
 import { createIo, type IoStreams } from './io.js';
 import { isFormat, type Format } from './output/format.js';
 import type { Clock } from './util/clock.js';
+import { displayWidth, reflowHelpText } from './help/format.js';
+import { rootHelp } from './help/root.js';
 
 /** One run of `main`: what a command's Context is built from. Never shared between runs. */
 export interface Invocation {
@@ -98,7 +100,79 @@ export function action<O extends object>(run: (opts: O & { args: string[] }, ctx
   };
 }
 
-/** Help text block with examples, shown after a command's options. */
+/** Help text block with examples, shown after a command's options (laid out at help time). */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 }
+
+// ---- help -----------------------------------------------------------------------------------------
+
+/**
+ * Every command of the program. Its help texts (examples, notes: strings written hard-wrapped in the
+ * source) are laid out when help is shown, for the width of the stream it goes to.
+ */
+export class OutreachCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new OutreachCommand(name);
+  }
+
+  override addHelpText(position: 'beforeAll' | 'before' | 'after' | 'afterAll', text: string | ((context: HelpContext) => string)): this {
+    return super.addHelpText(position, (context) => {
+      const raw = typeof text === 'function' ? text(context) : text;
+      const out = context.command.configureOutput();
+      const width = (context.error ? out.getErrHelpWidth?.() : out.getOutHelpWidth?.()) ?? 80;
+      // commander ends the block with a line break of its own.
+      return raw && reflowHelpText(raw, width).replace(/\n+$/, '');
+    });
+  }
+}
+
+type HelpContext = { error: boolean; command: Command };
+
+/** Options shown "(required)" though commander does not enforce them (`requiredInHelp`). */
+const requiredNotes = new WeakMap<Option, string>();
+
+/**
+ * Marks an option required in help when the command enforces it itself, e.g. `--definition`, which
+ * `--definition-file` replaces: `requiredInHelp(new Option(...), 'unless --definition-file')`.
+ */
+export function requiredInHelp(option: Option, condition?: string): Option {
+  requiredNotes.set(option, condition ? `required ${condition}` : 'required');
+  return option;
+}
+
+function isEmptyDefault(value: unknown): boolean {
+  if (value === '' || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/**
+ * How help reads (commander's configureHelp, inherited by every command): display widths measured
+ * properly, our hard-wrapped descriptions re-flowed, required options marked, no empty defaults
+ * such as `(default: [])`, and the root help grouped (src/help/root.ts).
+ */
+export const helpConfig: Partial<Help> = {
+  // Descriptions wrap even in a narrow column (commander leaves them whole below 40 columns).
+  minWidthToWrap: 16,
+  displayWidth: (text: string) => displayWidth(text),
+  boxWrap(this: Help, text: string, width: number) {
+    return reflowHelpText(text, width);
+  },
+  optionDescription(this: Help, option: Option) {
+    const value = option.defaultValue;
+    // A plain word or number reads as typed (default: 4010), not as JSON (default: "4010").
+    const plain = typeof value === 'string' && /^[\w.:/-]+$/.test(value) && option.defaultValueDescription === undefined;
+    const shown = isEmptyDefault(value)
+      ? Object.create(option, { defaultValue: { value: undefined } })
+      : plain
+        ? Object.create(option, { defaultValueDescription: { value } })
+        : option;
+    const text = Help.prototype.optionDescription.call(this, shown);
+    const required = option.mandatory ? 'required' : requiredNotes.get(option);
+    return required ? `${text} (${required})` : text;
+  },
+  formatHelp(this: Help, cmd: Command, helper: Help) {
+    return cmd.parent ? Help.prototype.formatHelp.call(this, cmd, helper) : rootHelp(helper);
+  },
+};

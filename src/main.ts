@@ -7,11 +7,13 @@
 // the command being run has its module loaded and its flags registered, so `outreach --help` never
 // loads a command module, and a command's heavy dependencies (undici, conf, prompts, csv-parse, the
 // sandbox) load only inside its run function.
-import { Command, CommanderError, Option } from 'commander';
-import { bindInvocation, type Invocation } from './command.js';
+import { type Command, CommanderError, Help, Option } from 'commander';
+import { bindInvocation, helpConfig, OutreachCommand, type Invocation } from './command.js';
 import { findCommandName } from './cli-args.js';
 import { COMMANDS, placeholders } from './commands/manifest.js';
-import { CliError, ExitCode, InterruptedError } from './errors.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from './errors.js';
+import { helpWidthOf, reflowHelpText } from './help/format.js';
+import { findTopic, TOPICS } from './help/topics.js';
 import type { IoStreams } from './io.js';
 import { jsonTerminalSafe, terminalSafe } from './output/safe.js';
 import { realClock, type Clock } from './util/clock.js';
@@ -30,19 +32,16 @@ export interface MainOptions {
   signal?: AbortSignal;
 }
 
-export function buildProgram(version: string, io: IoStreams): Command {
-  const program = new Command('outreach');
+export function buildProgram(version: string, io: IoStreams, env: NodeJS.ProcessEnv = {}): Command {
+  const program = new OutreachCommand('outreach');
   program
-    .description(
-      'Patient outreach and insurance eligibility from the command line.\n' +
-        'Try it with no account: run `outreach sandbox` in one terminal, then any command in another.',
-    )
+    .description('Patient outreach and insurance eligibility from the command line.')
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addHelpCommand('help [command]', 'show help for a command')
+    .addHelpCommand('help [command]', 'show help for a command or a topic (outreach help options)')
     .option('--profile <name>', 'stored profile to use (env OUTREACH_PROFILE)')
     .option('--base-url <url>', 'service address including /v1 (env OUTREACH_BASE_URL)')
-    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv'))
+    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (outreach help formats)'))
     .option('--json', 'same as -o json')
     .option('--no-color', 'no colour (env NO_COLOR); never colour when piped')
     .option('-q, --quiet', 'only the essential result; nothing on stderr but errors')
@@ -52,21 +51,38 @@ export function buildProgram(version: string, io: IoStreams): Command {
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
+    .configureHelp(helpConfig)
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),
       // commander echoes arguments (which may come from a file through xargs): inert on stderr.
       writeErr: (s) => void io.stderr.write(terminalSafe(s, { multiline: true })),
+      getOutHelpWidth: () => helpWidthOf(io.stdout, env),
+      getErrHelpWidth: () => helpWidthOf(io.stderr, env),
     })
-    .addHelpText(
-      'after',
-      '\nEnvironment: OUTREACH_API_KEY (wins over the stored key), OUTREACH_BASE_URL, OUTREACH_PROFILE,\n' +
-        'OUTREACH_CONFIG_DIR, OUTREACH_TIMEOUT, OUTREACH_NO_INPUT, OUTREACH_DEBUG, NO_COLOR, HTTPS_PROXY.\n' +
-        'Exit codes: 0 ok, 1 service error, 2 usage, 3 validation, 4 auth, 5 not found, 6 network,\n' +
-        '7 incomplete, 124 wait timed out, 130 interrupted.\n' +
-        '\nExamples:\n  $ outreach sandbox\n  $ outreach health\n  $ outreach eligibility check --help\n',
-    );
-  // Subcommands inherit exitOverride and output settings via copyInheritedSettings.
+    // Every command's help ends by pointing at the options they all take (the root's lists topics).
+    .addHelpText('afterAll', ({ command }) => (command.parent ? '\nOptions every command takes: outreach help options' : ''));
+  // Subcommands inherit exitOverride, help and output settings via copyInheritedSettings.
   return program;
+}
+
+/**
+ * `outreach help <topic>`: the topic's text, or undefined when argv asks for something else. A
+ * name that is neither a topic nor a command is a usage error listing both kinds.
+ */
+function helpTopic(program: Command, argv: string[]): string | undefined {
+  if (findCommandName(argv) !== 'help') return undefined;
+  const name = findCommandName(argv.slice(argv.indexOf('help') + 1));
+  if (name === undefined || program.commands.some((c) => c.name() === name || c.aliases().includes(name))) return undefined;
+  const topic = findTopic(name);
+  if (!topic) {
+    throw new UsageError(`No help topic or command named "${name}".`, {
+      hint: `Topics: ${TOPICS.map((t) => t.name).join(', ')}. Commands: outreach --help.`,
+    });
+  }
+  const helper = Object.assign(new Help(), helpConfig);
+  const width = program.configureOutput().getOutHelpWidth?.() ?? 80;
+  helper.prepareContext({ helpWidth: width });
+  return `${reflowHelpText(topic.text(program, helper), width).replace(/\n*$/, '')}\n`;
 }
 
 async function registerFor(program: Command, argv: string[]): Promise<void> {
@@ -91,7 +107,7 @@ interface Report {
 // Messages, hints and details may carry the service's words or a file's values: whatever reaches
 // stderr is made inert here (the one place errors are printed), our own red excepted. Line breaks of
 // our multi-line messages and hints stay.
-function printError(err: CliError, opts: Report, stack?: string) {
+function printError(err: CliError, opts: Report, stack?: string, hint = err.hint) {
   const safe = (s: string) => terminalSafe(s, { multiline: true });
   const write = (s: string) => void opts.stderr.write(s);
   if (opts.json) {
@@ -100,8 +116,10 @@ function printError(err: CliError, opts: Report, stack?: string) {
     write(`${jsonTerminalSafe(safeJson(report))}\n`);
   } else {
     const red = (s: string) => (opts.color ? `\u001b[31m${s}\u001b[39m` : s);
-    write(`${red('error:')} ${safe(err.message)}\n`);
-    if (err.hint) write(`${safe(err.hint)}\n`);
+    // The user's own Ctrl-C is no error: said plainly, with what it left behind.
+    if (err instanceof InterruptedError) write(`${safe(err.message)}\n`);
+    else write(`${red('error:')} ${safe(err.message)}\n`);
+    if (hint) write(`${safe(hint)}\n`);
   }
   if (opts.debug && stack) write(`${safe(stack)}\n`);
   // A body that was not JSON (a proxy's HTML page) is summarised in the message; --debug shows it,
@@ -153,15 +171,23 @@ export async function main(argv: string[], opts: MainOptions): Promise<number> {
   else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
 
   const run = async (): Promise<number> => {
-    const program = buildProgram(__OUTREACH_VERSION__, io);
+    const program = buildProgram(__OUTREACH_VERSION__, io, env);
     bindInvocation(program, invocation);
     try {
       await registerFor(program, argv);
+      const topic = helpTopic(program, argv);
+      if (topic !== undefined) {
+        io.stdout.write(topic);
+        return ExitCode.ok;
+      }
       await program.parseAsync(argv, { from: 'user' });
       return ExitCode.ok;
     } catch (err) {
       // After an interrupt that ended the run, the command's own end is not reported.
-      return leftEarly ? ExitCode.interrupted : handleError(err, report);
+      if (leftEarly) return ExitCode.interrupted;
+      const { settingsHint } = await import('./help/hints.js');
+      const hint = err instanceof CliError ? await settingsHint(err, invocation.current) : undefined;
+      return handleError(err, report, hint);
     } finally {
       const current = invocation.current as (Invocation['current'] & { closeClients?: () => Promise<void> }) | undefined;
       await current?.closeClients?.();
@@ -174,7 +200,7 @@ export async function main(argv: string[], opts: MainOptions): Promise<number> {
   }
 }
 
-function handleError(err: unknown, opts: Report): number {
+function handleError(err: unknown, opts: Report, hint?: string): number {
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
       return ExitCode.ok;
@@ -183,7 +209,7 @@ function handleError(err: unknown, opts: Report): number {
     return ExitCode.usage;
   }
   if (err instanceof CliError) {
-    printError(err, opts, err.stack);
+    printError(err, opts, err.stack, hint);
     return err.exitCode;
   }
   const e = err as Error;

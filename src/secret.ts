@@ -35,6 +35,8 @@ export interface SecretSource {
   prompt?: string;
   /** The hint given when there is no terminal to prompt on (default: how to pipe it in). */
   noTerminalHint?: string;
+  /** What a Ctrl-C at the prompt leaves behind (default: "nothing was sent"), e.g. "nothing was stored". */
+  interrupted?: string;
 }
 
 type SecretContext = Pick<Context, 'env' | 'io' | 'prompter'>;
@@ -92,7 +94,7 @@ export async function readSecret(ctx: SecretContext, src: SecretSource): Promise
   if (!ctx.io.canPrompt) {
     throw new UsageError(`No terminal to prompt for the ${what}.`, { hint: src.noTerminalHint ?? `Pipe it in: \`${example}\`.` });
   }
-  const answer = await (await ctx.prompter()).secret(src.prompt);
+  const answer = await (await ctx.prompter()).secret(src.prompt, { interrupted: src.interrupted });
   return checked(answer, 'the prompt', 'nothing was entered', what);
 }
 

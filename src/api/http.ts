@@ -10,6 +10,7 @@
 // package anyway (`bulk`): its request API gives about 3× the throughput of Node 20's fetch, with
 // far less garbage per request, so memory stays flat over a million rows.
 import { MalformedResponseError, NetworkError, UnknownOutcomeError } from '../errors.js';
+import { DEFAULT_BASE_URL } from '../config/settings.js';
 import { apiErrorFrom, headerValue } from './errors.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -405,8 +406,23 @@ function networkErrorFrom(method: Method, url: URL, host: string, failure: Attem
   return new NetworkError(`The service at ${host} ${what}${tail}.`, {
     cause,
     code: timedOut ? 'timeout' : 'network',
-    hint: timedOut ? 'Raise --request-timeout if the service is slow.' : 'Check --base-url, the network and any proxy settings.',
+    hint: timedOut
+      ? 'Raise --request-timeout if the service is slow.'
+      : code === 'ECONNREFUSED' && isThisMachine(url)
+        ? startSandboxHint(url)
+        : 'Check --base-url, the network and any proxy settings.',
   });
+}
+
+function isThisMachine(url: URL): boolean {
+  return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+}
+
+/** Nothing listens on this machine at that port: most likely the sandbox is not running. */
+function startSandboxHint(url: URL): string {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const sandbox = port === new URL(DEFAULT_BASE_URL).port ? 'outreach sandbox' : `outreach sandbox --port ${port}`;
+  return `Nothing listens there. To use the local sandbox, start it in another terminal: ${sandbox}`;
 }
 
 function parseBody<T>(text: string, status: number, method: string, url: URL): T {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, examples } from '../command.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ApiError, AuthError, UsageError } from '../errors.js';
 import { readSecret } from '../secret.js';
 
 interface Options {
@@ -44,11 +44,13 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     pipeExample: 'echo "$KEY" | outreach login --with-key',
     prompt: `API key for ${baseUrl}`,
     noTerminalHint: 'Pipe it in: `echo "$KEY" | outreach login --with-key`, or set OUTREACH_API_KEY for one-off runs.',
+    interrupted: 'nothing was stored',
   });
   if (/\s/.test(key)) throw new UsageError('The API key contains whitespace; check what was pasted or piped.');
 
   // Check the key before storing it: a rejected key is never saved.
   const { HttpClient } = await import('../api/http.js');
+  const { reword } = await import('../api/errors.js');
   const client = new HttpClient({
     baseUrl,
     apiKey: key,
@@ -59,6 +61,22 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
   });
   try {
     await client.get('/eligibility', { query: { limit: 1 } });
+  } catch (err) {
+    // The key refused is the one just given, not a stored one or OUTREACH_API_KEY: said so here.
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      throw new AuthError(`The service at ${baseUrl} refused this API key (${err.status}); nothing was stored.`, {
+        status: err.status,
+        hint: 'Check the key (copy it again) and that it belongs to this service.',
+      });
+    }
+    // A base URL without /v1 (the settings main reads for this hint are not the ones login stores).
+    if (err instanceof ApiError && err.status === 404) {
+      const { missingV1Hint } = await import('../help/hints.js');
+      const source = ctx.globals.baseUrl ? 'flag' : ctx.env.OUTREACH_BASE_URL ? 'env' : 'profile';
+      const hint = missingV1Hint({ baseUrl, baseUrlSource: source, profileName: name });
+      if (hint) throw reword(err, err.message, { hint });
+    }
+    throw err;
   } finally {
     await client.close();
   }

@@ -10,6 +10,7 @@ import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { fateOf, fateText, type Fate } from '../../api/errors.js';
 import { scriptValue, shownValue } from '../../output/format.js';
 import { writeList, type Column } from '../../output/writer.js';
+import { plural } from '../../output/plural.js';
 import { parseCallId } from './shared.js';
 
 interface Options {
@@ -26,7 +27,7 @@ export function register(calls: Command): void {
     .option('-y, --yes', 'do not ask; required when there is no terminal')
     .addHelpText(
       'after',
-      examples('outreach calls delete 17', 'outreach calls delete 17 18 19 --yes', 'outreach calls list -q --until 30d | xargs outreach calls delete --yes'),
+      examples('outreach calls delete 17', 'outreach calls delete 17 18 19 --yes', 'outreach calls list -q --until 30d | xargs -r outreach calls delete --yes'),
     )
     .action(action(run));
 }
@@ -107,10 +108,13 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
         ({ call }) =>
           `  ${shownValue(call.id).padEnd(6)} ${shownValue(call.started_at, 'datetime').padEnd(16)}  ${shownValue(call.duration_ms, 'duration').padStart(7)}  ${shownValue(call.outcome)}`,
       );
-      ctx.io.err(`${chalk.bold(`These ${found.length === 1 ? 'call' : `${found.length} calls`} will be deleted permanently:`)}\n${lines.join('\n')}\n`);
+      ctx.io.err(`${chalk.bold(found.length === 1 ? 'This call will be deleted permanently:' : `These ${plural(found.length, 'call')} will be deleted permanently:`)}\n${lines.join('\n')}\n`);
       if (rows.length) ctx.io.err(`Not found (skipped): ${rows.map((r) => r.id).join(', ')}\n`);
       const prompter = await ctx.prompter();
-      const ok = await prompter.confirm(`Delete ${found.length === 1 ? `call ${found[0]!.id}` : `these ${found.length} calls`}?`, { default: false });
+      const ok = await prompter.confirm(`Delete ${found.length === 1 ? `call ${found[0]!.id}` : `these ${found.length} calls`}?`, {
+        default: false,
+        interrupted: 'nothing was deleted',
+      });
       if (!ok) {
         ctx.info('Nothing deleted.');
         if (rows.length) await report(ctx, rows);

@@ -19,7 +19,8 @@ export function register(parent: Command): void {
       examples(
         'outreach eligibility watch 42',
         'outreach eligibility watch 42 43 44 --timeout 120 --fail-inactive',
-        'outreach eligibility watch 42 -o json | jq ".coverage.is_active_today"',
+        // -o json is what the service sent: an array holding the check (API.md), or the check itself.
+        'outreach eligibility watch 42 -o json | jq \'.[0]? // . | .coverage.is_active_today\'',
       ) +
         '\nWaiting statuses are queued and in-progress; completed ends the watch. Any other status (failed,\n' +
         'cancelled, one added to the service later) also ends it at once: the record is printed and the exit is 1.\n' +
@@ -88,6 +89,9 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
     if (live) ctx.io.err('\r\x1b[2K');
   };
 
+  // A Ctrl-C stops the watching, not the checks: main says so after "Interrupted.".
+  const these = ids.length === 1 ? 'The check goes on' : 'The checks go on';
+  ctx.interruptNote = `${these} in the service. Follow ${ids.length === 1 ? 'it' : 'them'} with: outreach eligibility watch ${ids.join(' ')}`;
   let outcome;
   try {
     outcome = await watchAll<EligibilityCheck>({
@@ -127,6 +131,8 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
     clear();
     if (ctx.signal.aborted) throw new InterruptedError();
     throw err;
+  } finally {
+    ctx.interruptNote = undefined;
   }
   clear();
 

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { action, examples } from '../../command.js';
+import { action, examples, requiredInHelp } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -13,7 +13,7 @@ export function register(parent: Command): void {
         'a confirmation, then chunks of 100 (4 in flight), each journalled so an interrupted run can be resumed safely',
     )
     .argument('<file.csv>', 'patient file (CSV; , ; or tab; UTF-8 or Windows-1252)')
-    .option('--definition <id>', 'sequence definition the rows are for (outreach definitions list)')
+    .addOption(requiredInHelp(new Option('--definition <id>', 'sequence definition the rows are for (outreach definitions list)'), 'unless --definition-file'))
     .option('--validate-only', 'check every row with the service (validate_only) and create nothing; exit 3 if any row is invalid')
     .option('--dry-run', 'local checks only: no validate_only requests, nothing created (with --definition-file: no request at all)')
     .option('--definition-file <file>', 'read the definition from a JSON file (as printed by `definitions get <id> -o json`) instead of the service')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { examples } from '../../command.js';
 import * as batch from './batch.js';
 import * as get from './get.js';
 import * as list from './list.js';
@@ -6,7 +7,16 @@ import * as metrics from './metrics.js';
 import * as update from './update.js';
 
 export function register(program: Command): void {
-  const seq = program.command('sequences').description('Outreach sequences: batch upload from CSV, list, get, update, metrics');
+  const seq = program.command('sequences').description('Outreach sequences: batch upload from CSV, list, get, update, metrics')
+    .addHelpText(
+      'after',
+      examples(
+        'outreach sequences batch patients.csv --definition 1 --validate-only',
+        'outreach sequences batch patients.csv --definition 1 --out results.csv',
+        'outreach sequences list --status in-progress',
+        'outreach sequences get 12 --metrics',
+      ),
+    );
   batch.register(seq);
   list.register(seq);
   get.register(seq);
