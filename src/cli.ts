@@ -12,5 +12,12 @@ process.on('SIGINT', () => {
   process.exit(ExitCode.interrupted);
 });
 
+// A reader that stops early (`outreach calls list | head`) closes the pipe: what is left to print
+// is dropped, and the command still ends as it would (a batch finishes its journal), no stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
+  throw err;
+});
+
 const code = await main(process.argv.slice(2), { io: process, env: process.env, signal: ctrlC.signal });
 process.stdout.write('', () => process.exit(code));

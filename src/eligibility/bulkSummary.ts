@@ -64,7 +64,9 @@ export function finalVerdict(t: Tally, summary: SubmitSummary, wait: WaitResult 
         'check them on the service (outreach eligibility list --patient ID), then run again with --resend-unknown to send those still missing.'
       : '';
   const candidates: CliError[] = [];
-  if (summary.interrupted || wait?.interrupted) candidates.push(new InterruptedError(`Interrupted. ${rerun}${unknownNote}`));
+  // Ctrl-C while waiting stops only the waiting: the checks submitted go on in the service.
+  const goesOn = wait?.interrupted && !summary.interrupted ? 'The checks go on in the service. ' : '';
+  if (summary.interrupted || wait?.interrupted) candidates.push(new InterruptedError(`Interrupted. ${goesOn}${rerun}${unknownNote}`));
   if (summary.fatal) {
     const f = summary.fatal as CliError;
     candidates.push(new CliError(`${f.message} ${rerun}${unknownNote}`, f.exitCode ?? 7, { code: f.code, hint: f.hint }));

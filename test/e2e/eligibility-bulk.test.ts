@@ -199,6 +199,33 @@ describe('eligibility check --csv', () => {
     }
   });
 
+  it('Ctrl-C while waiting says the checks go on in the service and how to continue', async () => {
+    // The service answers every poll slowly, so the run is surely waiting when Ctrl-C comes.
+    const proxy = await startProxy(sbx.baseUrl, async (req) => {
+      if (req.method === 'GET') await new Promise((r) => setTimeout(r, 400));
+      return false;
+    });
+    try {
+      const csv = join(tmp.dir, 'waitint.csv');
+      writeFileSync(csv, goodCsv('WINT', 3));
+      const child = spawn(process.execPath, [BIN, 'eligibility', 'check', '--csv', csv, '--wait', '--base-url', proxy.url], { env, cwd: ROOT });
+      let stderr = '';
+      let sent = false;
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        // One Ctrl-C: a second one ends the process at once (cli.ts).
+        if (!sent && /Waiting for 3 checks/.test(stderr)) sent = child.kill('SIGINT');
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(code).toBe(130);
+      expect(stderr).toContain('Interrupted. The checks go on in the service. To continue: outreach eligibility check --csv');
+      expect(stderr).not.toContain('error:');
+      expect((await checksFor('WINT-')).length).toBe(3);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('an answer lost after the service acted: exit 7, and the re-run looks the row up instead of sending it twice', async () => {
     const proxy = await startProxy(sbx.baseUrl, async (req, _res, body, n) => {
       if (req.method === 'POST' && n === 2) {

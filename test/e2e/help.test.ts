@@ -175,3 +175,16 @@ describe('help examples run as printed (sandbox)', () => {
     expect(ran).toBeGreaterThanOrEqual(10);
   });
 });
+
+describe('a reader that stops early', () => {
+  it('`outreach sequences batch --help | head -1`: no EPIPE stack trace, exit 0', async () => {
+    const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+      execFile('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" sequences batch --help | head -1`], (err, out, errText) =>
+        resolve({ stdout: out, stderr: errText, code: err ? ((err as { code?: number }).code ?? 1) : 0 }),
+      );
+    });
+    expect(stdout).toMatch(/^Usage: outreach sequences batch/);
+    expect(stderr).not.toMatch(/EPIPE|at .*\.js/);
+    expect(code).toBe(0);
+  });
+});
