@@ -26,6 +26,8 @@ export interface ProgressOptions {
   bytes?: () => { read: number; size: number } | undefined;
   /** Rows go to the same terminal's stdout as they settle: no line (it would cut them). */
   rowsOnScreen?: boolean;
+  /** What the run sees now, after the count ("2 queued, 1 in-progress · 14s"); given up when the line is too wide. */
+  detail?: (now: number) => string;
 }
 
 export interface Progress {
@@ -171,6 +173,7 @@ interface Line {
   fraction?: number;
   barWidth?: number;
   count: string;
+  detail?: string;
   percent?: string;
   rate?: string;
   left?: string;
@@ -179,6 +182,8 @@ interface Line {
 
 function lineOf(run: Run, now: number): Line {
   const line: Line = { label: run.o.label, count: countOf(run) };
+  const detail = run.o.detail?.(now);
+  if (detail) line.detail = terminalSafe(detail);
   const fraction = fractionOf(run);
   if (fraction !== undefined) {
     line.fraction = fraction;
@@ -200,7 +205,7 @@ function lineOf(run: Run, now: number): Line {
 }
 
 function layout(line: Line): string {
-  const body = [line.count, line.percent, line.rate, line.left, line.status].filter(Boolean).join(' · ');
+  const body = [line.count, line.detail, line.percent, line.rate, line.left, line.status].filter(Boolean).join(' · ');
   return [line.label, bar(line), body].filter(Boolean).join('  ');
 }
 
@@ -226,6 +231,7 @@ function fit(line: Line, width: number): string {
     () => (line.left = undefined),
     () => (line.rate = undefined),
     () => (line.percent = undefined),
+    () => (line.detail = undefined),
     () => shortenLabel(0),
   ];
   for (const step of steps) {

@@ -10,7 +10,7 @@ export function register(parent: Command): void {
   parent
     .command('watch')
     .argument('<id...>', 'one or more check ids')
-    .description('Poll checks with backoff until completed (or a status this version does not know); a live status line on a terminal, only the result when piped')
+    .description('Poll checks with backoff until completed (or a status this version does not know); a progress line on a terminal, only the result when piped')
     .option('--interval <seconds>', 'longest wait between polls (they start at about 1 s and grow)', '10')
     .option('--timeout <seconds>', 'give up after this long (exit 124)', '300')
     .option('--fail-inactive', 'exit 3 when coverage is not active today or the outcome is not success')
@@ -62,8 +62,6 @@ export interface WatchSettings {
   idsOnly?: boolean;
 }
 
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
 /** Watches checks to completion and prints the result; throws the worst outcome's error. */
 export async function watchChecks(ctx: Context, client: HttpClient, ids: number[], s: WatchSettings): Promise<void> {
   const { getEligibility } = await import('../../api/eligibility.js');
@@ -72,22 +70,19 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
   const { fateOf } = await import('../../api/errors.js');
   const raws = new Map<number, unknown>();
 
-  // Live status line: only when stderr is a terminal and not -q.
-  const live = ctx.io.isStderrTTY && !ctx.globals.quiet;
-  let statusText = `waiting for ${ids.length === 1 ? `check ${ids[0]}` : `${ids.length} checks`}`;
-  let frame = 0;
-  // Seconds on the run's clock, the one the watch's timeout counts on.
+  // The progress line (only on a terminal and not -q): how many are complete, the statuses the
+  // service gives the others, and the seconds waited on the run's clock (the one the timeout counts on).
+  let statusText = '';
   const started = ctx.clock.now();
-  const draw = () => {
-    const secs = Math.round((ctx.clock.now() - started) / 1000);
-    ctx.io.err(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${statusText} · ${secs}s`);
-  };
-  const timer = live ? setInterval(draw, 120) : undefined;
-  if (live) draw();
-  const clear = () => {
-    if (timer) clearInterval(timer);
-    if (live) ctx.io.err('\r\x1b[2K');
-  };
+  const progress = await ctx.io.progress({
+    label: ids.length === 1 ? `Waiting for check ${ids[0]}` : 'Waiting for checks',
+    unit: 'check',
+    verb: 'complete',
+    total: ids.length,
+    detail: (now) => [statusText, `${Math.round((now - started) / 1000)}s`].filter(Boolean).join(' · '),
+  });
+  let complete = 0;
+  const clear = () => progress.done();
 
   // A Ctrl-C stops the watching, not the checks: main says so after "Interrupted.".
   const these = ids.length === 1 ? 'The check goes on' : 'The checks go on';
@@ -116,15 +111,15 @@ export async function watchChecks(ctx: Context, client: HttpClient, ids: number[
       },
       onRound: (states) => {
         const counts = new Map<string, number>();
+        complete = 0;
         for (const st of states.values()) {
+          if (st.kind !== 'pending') complete++;
           // The service's status words go on the live line: inert.
           const k = terminalSafe(st.kind === 'pending' ? st.status : st.kind === 'done' ? String(st.value.status) : 'not found');
           counts.set(k, (counts.get(k) ?? 0) + 1);
         }
-        statusText =
-          ids.length === 1
-            ? `check ${ids[0]}: ${[...counts.keys()][0]}`
-            : `${ids.length} checks: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}`;
+        statusText = ids.length === 1 ? [...counts.keys()][0]! : [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+        progress.update(complete);
       },
     });
   } catch (err) {

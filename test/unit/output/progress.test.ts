@@ -81,6 +81,20 @@ describe('the progress line', () => {
     p.done();
   });
 
+  it("a run's detail (what the service says of the rest) follows the count, and goes first at a narrow width", () => {
+    const { term, clock, line } = setup();
+    const started = clock.now();
+    const p = line.progress({ label: 'Waiting for checks', unit: 'check', verb: 'complete', total: 3, detail: (now) => `2 queued · ${Math.round((now - started) / 1000)}s` });
+    clock.advance(3000);
+    p.update(1);
+    expect(term.current()).toContain('1 of 3 complete · 2 queued · 3s · 33%');
+    const narrow = setup(40);
+    narrow.line.progress({ label: 'Waiting for checks', unit: 'check', verb: 'complete', total: 3, detail: () => '2 queued, 1 in-progress · 125s' });
+    expect(narrow.term.current()).not.toContain('queued');
+    expect(narrow.term.current()).toContain('0 of 3 complete');
+    p.done();
+  });
+
   it('without a total, shows the rows counted and the % of the file read', () => {
     const { term, clock, line } = setup();
     let read = 0;
