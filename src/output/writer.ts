@@ -41,6 +41,8 @@ export interface Field<T> {
   display?: (record: T) => unknown;
   kind?: ValueKind;
   style?: Column<T>['style'];
+  /** A field for scripts only (piped, csv): a terminal shows it within another field's words. */
+  scriptOnly?: boolean;
 }
 
 /** `BASE URL` → `base_url`: the key of a column or field that does not name its own. */
@@ -131,6 +133,7 @@ export async function writeRecord<T>(ctx: Context, record: T, fields: Field<T>[]
         return;
       }
       const [chalk, { default: wrapAnsi }, { default: stringWidth }] = await Promise.all([io.chalk(), import('wrap-ansi'), import('string-width')]);
+      fields = fields.filter((f) => !f.scriptOnly);
       const labels = fields.map((f) => terminalSafe(f.label));
       const labelWidth = Math.max(...labels.map((l) => stringWidth(l)));
       const valueWidth = Math.max(20, io.columns - labelWidth - 2);
@@ -182,4 +185,23 @@ export async function writeSection<T>(ctx: Context, section: Section<T>): Promis
   await writeHeading(ctx, section.title);
   if (!section.rows.length) io.out(`${section.empty}\n`);
   else await writeTable(ctx, section.rows, section.columns);
+}
+
+/**
+ * A nested value (an assistant's model, its analysis plan) as one field per leaf, with dotted labels
+ * and keys (`model.provider`, `model.messages.0.content`): each line wraps on its own at a terminal,
+ * and scripts get flat keys. Deep or huge values stop at a limit and show the rest as JSON.
+ */
+export function nestedFields<T>(label: string, key: string, value: unknown, limits = { depth: 5, fields: 50 }): Field<T>[] {
+  const fields: Field<T>[] = [];
+  const walk = (v: unknown, path: string, keyPath: string, depth: number): void => {
+    const isContainer = v !== null && typeof v === 'object' && (Array.isArray(v) ? v.length > 0 : Object.keys(v).length > 0);
+    if (!isContainer || depth >= limits.depth || fields.length >= limits.fields) {
+      fields.push({ label: path, key: keyPath, value: () => v, kind: typeof v === 'boolean' ? 'bool' : undefined });
+      return;
+    }
+    for (const [k, child] of Object.entries(v as object)) walk(child, `${path}.${k}`, `${keyPath}.${k}`, depth + 1);
+  };
+  walk(value, label, key, 0);
+  return fields;
 }
