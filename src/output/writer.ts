@@ -88,16 +88,20 @@ async function writeTable<T>(ctx: Context, records: T[], columns: Column<T>[]): 
   const [{ renderTable }, chalk] = await Promise.all([import('./table.js'), io.chalk()]);
   const now = ctx.now();
   // Inert before styling: a style sees (and colours) only the safe text.
-  const table = columns.map((c) => ({
-    header: terminalSafe(c.header),
-    cells: records.map((r) => cellValue((c.display ?? c.value)(r), c.kind, { now })),
-    priority: c.priority,
-    shrink: c.shrink,
-  }));
+  // A column empty in every row says nothing on a terminal: not shown (scripts keep every column).
+  const table = columns
+    .map((c) => ({
+      header: terminalSafe(c.header),
+      cells: records.map((r) => cellValue((c.display ?? c.value)(r), c.kind, { now })),
+      priority: c.priority,
+      shrink: c.shrink,
+      column: c,
+    }))
+    .filter((t) => t.cells.some((cell) => cell !== ''));
   const { lines, layout } = renderTable(table, io.columns, {
     header: (h) => chalk.bold(h),
     style: (text, col, row) => {
-      const style = columns[col]!.style;
+      const style = table[col]!.column.style;
       return style && io.color && text ? style(text, records[row]!, chalk) : text;
     },
   });

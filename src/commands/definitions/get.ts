@@ -22,7 +22,7 @@ export async function showDefinition(ctx: Context, d: DefinitionRecord, raw: unk
     [
       { label: 'id', key: 'id', value: (x) => x.id },
       { label: 'name', key: 'name', value: (x) => x.name },
-      ...(d.status !== undefined && d.status !== null ? [{ label: 'status', key: 'status', value: (x: DefinitionRecord) => x.status }] : []),
+      { label: 'status', key: 'status', value: (x) => x.status },
       { label: 'steps', key: 'steps_definition', value: (x) => (Array.isArray(x.steps_definition) ? x.steps_definition.map((s) => s.type).join(' → ') : '') },
       { label: 'days', key: 'outreach_schedule.days_of_week', value: () => schedule?.days_of_week?.join(',') },
       { label: 'hours', key: 'outreach_schedule.business_hours', value: () => (schedule?.business_hours ? `${schedule.business_hours.start ?? ''}-${schedule.business_hours.end ?? ''}` : undefined) },

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
-import type { DefinitionRecord } from '../../api/definitions.js';
 
 export function register(parent: Command): void {
   parent
@@ -18,15 +17,14 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   const { items, raw } = await listDefinitions(client);
   const { writeList } = await import('../../output/writer.js');
   // The input ids are CSV column names a coordinator types: never cut; the name gives way instead.
-  // A status column only when some definition has one (API.md's definitions carry none).
-  const hasStatus = items.some((d) => d.status !== undefined && d.status !== null && String(d.status) !== '');
+  // The status is often absent from the list: a terminal then shows no STATUS column at all.
   await writeList(
     ctx,
     items,
     [
       { header: 'ID', key: 'id', value: (d) => d.id },
       { header: 'NAME', key: 'name', value: (d) => d.name, shrink: true },
-      ...(hasStatus ? [{ header: 'STATUS', key: 'status', value: (d: DefinitionRecord) => d.status, priority: 'extra' as const }] : []),
+      { header: 'STATUS', key: 'status', value: (d) => d.status, priority: 'extra' },
       { header: 'REQUIRED INPUTS', key: 'required_inputs', value: (d) => d.inputs_definition.filter((i) => i.required).map((i) => i.id).join(', ') },
       { header: 'OPTIONAL INPUTS', key: 'optional_inputs', value: (d) => d.inputs_definition.filter((i) => !i.required).map((i) => i.id).join(', ') },
     ],
