@@ -100,7 +100,8 @@ export function createIo(settings: IoSettings, streams: IoStreams): Io {
     color,
     colorErr,
     canPrompt,
-    columns: (streams.stdout as { columns?: number }).columns ?? (Number(env.COLUMNS) || 100),
+    // A pseudo-terminal without a size reports 0 columns: then COLUMNS, or 100.
+    columns: (streams.stdout as { columns?: number }).columns || Number(env.COLUMNS) || 100,
     // Last net for terminals: the characters JSON.stringify leaves raw (C1 controls such as a one-byte
     // CSI, bidi overrides) become \u escapes. Everything else has been made safe where it was
     // formatted (src/output/safe.ts); JSON stays valid and parses to the same value.

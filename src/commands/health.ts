@@ -26,9 +26,9 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     ctx,
     health,
     [
-      { label: 'service', value: () => client.baseUrl },
-      { label: 'status', value: (h) => h.status ?? '', style: (t, _r, c) => (t === 'ok' ? c.green(t) : c.yellow(t)) },
-      { label: 'time', value: () => `${elapsed}ms` },
+      { label: 'service', key: 'base_url', value: () => client.baseUrl },
+      { label: 'status', key: 'status', value: (h) => h.status ?? '', style: (t, _r, c) => (t === 'ok' ? c.green(t) : c.yellow(t)) },
+      { label: 'time', key: 'time_ms', value: () => elapsed, display: () => `${elapsed}ms` },
     ],
     health,
   );

@@ -10,15 +10,22 @@ export function isFormat(v: string): v is Format {
 
 export type ValueKind = 'text' | 'datetime' | 'date' | 'money' | 'duration' | 'bool' | 'number';
 
+/** What a terminal rendering needs to know beyond the value: today (for dates) and the view. */
+export interface HumanOptions {
+  /** Now, for dates: this year's dates leave out the year. Default: the real now. */
+  now?: Date;
+  /** A get view (label/value lines) has room: full date, time and zone. A table cell is compact. */
+  long?: boolean;
+}
+
 /** How a value reads to a person at a terminal. */
-export function humanValue(value: unknown, kind: ValueKind = 'text'): string {
+export function humanValue(value: unknown, kind: ValueKind = 'text', opts: HumanOptions = {}): string {
   if (value === undefined || value === null || value === '') return '';
   switch (kind) {
     case 'datetime': {
       const d = new Date(String(value));
       if (Number.isNaN(d.getTime())) return String(value);
-      const pad = (n: number) => String(n).padStart(2, '0');
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+      return opts.long ? longDateTime(d) : compactDateTime(d, opts.now ?? new Date());
     }
     case 'money':
       return formatMoney(value);
@@ -29,6 +36,25 @@ export function humanValue(value: unknown, kind: ValueKind = 'text'): string {
     default:
       return typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad2 = (n: number) => String(n).padStart(2, '0');
+const isoDay = (d: Date) => `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+
+/**
+ * A date-time in a table cell, in the local time zone: `Nov 23 14:05` in the current year (the time
+ * matters for recent calls and next activities), `2025-11-23` in any other year (the day is enough).
+ */
+export function compactDateTime(d: Date, now: Date): string {
+  if (d.getFullYear() !== now.getFullYear()) return isoDay(d);
+  return `${MONTHS[d.getMonth()]} ${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** A date-time in a get view: `2025-11-23 14:05 UTC`, local time with its zone. */
+export function longDateTime(d: Date): string {
+  const zone = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')?.value;
+  return `${isoDay(d)} ${pad2(d.getHours())}:${pad2(d.getMinutes())}${zone ? ` ${zone}` : ''}`;
 }
 
 /** How a value reads to a script: ISO dates, raw numbers, no decoration. */
@@ -73,9 +99,14 @@ export function tsvField(v: string): string {
 // Values come from the service or a patient file: they are made inert here, before any styling, so
 // our own colour codes are the only escape sequences that reach a terminal.
 
-/** A value as a person reads it on a terminal: line breaks kept (the table wraps them), tabs as spaces. */
-export function shownValue(value: unknown, kind: ValueKind = 'text'): string {
-  return terminalSafe(humanValue(value, kind), { multiline: true }).replace(/\t/g, ' ');
+/** A value as a person reads it on a terminal: line breaks kept (a get view wraps them), tabs as spaces. */
+export function shownValue(value: unknown, kind: ValueKind = 'text', opts: HumanOptions = {}): string {
+  return terminalSafe(humanValue(value, kind, opts), { multiline: true }).replace(/\t/g, ' ');
+}
+
+/** A value in a table cell on a terminal: inert and on one line (one line per record, always). */
+export function cellValue(value: unknown, kind: ValueKind = 'text', opts: HumanOptions = {}): string {
+  return shownValue(value, kind, opts).replace(/\s*\n\s*/g, ' ');
 }
 
 /** A value in the piped table (tab-separated lines for scripts): inert, on one line, no spreadsheet quote. */

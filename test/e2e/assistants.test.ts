@@ -68,7 +68,7 @@ describe('assistants create', () => {
     clean(t);
     const rows = Object.fromEntries(t.stdout.trimEnd().split('\n').map((l) => l.split('\t') as [string, string]));
     expect(rows.name).toBe('Plain');
-    expect(rows['webhook secret set']).toBe('true');
+    expect(rows.is_webhook_secret_set).toBe('true');
     expect(rows.id).toBe(String(lastResponse().id));
     expect(t.stderr).toContain(`Created assistant ${rows.id}.`);
 
@@ -77,7 +77,7 @@ describe('assistants create', () => {
     expect(JSON.parse(nd.stdout)).toEqual(lastResponse());
     const csv = await runCli(['assistants', 'create', '--name', 'Csv, with comma', '-o', 'csv'], { env });
     const [head, row] = csv.stdout.trimEnd().split('\n');
-    expect(head!.startsWith('id,name,first message')).toBe(true);
+    expect(head!.startsWith('id,name,first_message,voicemail_message,max_duration_seconds')).toBe(true);
     expect(row).toContain('"Csv, with comma"');
     const tsv = await runCli(['assistants', 'create', '--name', 'Tsv', '-o', 'tsv', '-q'], { env });
     expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['id', 'name']);
@@ -174,7 +174,7 @@ describe('assistants patch', () => {
     const set = await runCli(['assistants', 'patch', '2', '--webhook-secret-stdin'], { env, input: SECRET });
     expect(set.code, set.stderr).toBe(0);
     clean(set);
-    expect(set.stdout).toContain('webhook secret set\ttrue');
+    expect(set.stdout).toContain('is_webhook_secret_set\ttrue');
     const cleared = await runCli(['assistants', 'patch', '2', '--clear-webhook-secret', '-o', 'json'], { env });
     expect(lastRequest()).toEqual({ webhook_secret: null });
     expect(JSON.parse(cleared.stdout).is_webhook_secret_set).toBe(false);

@@ -49,12 +49,12 @@ describe('calls list', () => {
       expect(cells[i]).toEqual([
         String(c.id),
         new Date(c.started_at).toISOString(),
-        String(c.duration_ms),
-        c.call_status,
-        c.failure_reason ?? '',
-        c.outcome,
-        c.source_number,
         c.destination_number,
+        String(c.duration_ms),
+        c.outcome,
+        c.failure_reason ?? '',
+        c.call_status,
+        c.source_number,
         String(c.assistant_id),
       ]);
     }
@@ -69,11 +69,14 @@ describe('calls list', () => {
     const csv = await runCli(['calls', 'list', '--limit', '4', '-o', 'csv'], { env });
     expect(csv.code).toBe(0);
     const rows = csv.stdout.trimEnd().split('\n');
-    expect(rows[0]).toBe('ID,STARTED,DURATION,STATUS,FAILURE,OUTCOME,FROM,TO,ASSISTANT');
+    // The JSON field names, values in their own unit (milliseconds, ISO dates).
+    expect(rows[0]).toBe('id,started_at,destination_number,duration_ms,outcome,failure_reason,call_status,source_number,assistant_id');
+    expect(rows[1]!.split(',')[3]).toBe(String(direct[0]!.duration_ms));
+    expect(rows[1]!.split(',')[1]).toBe(new Date(direct[0]!.started_at).toISOString());
     expect(rows).toHaveLength(5);
     expect(rows[1]!.split(',')[0]).toBe(String(direct[0]!.id));
     const tsv = await runCli(['calls', 'list', '--limit', '4', '-o', 'tsv'], { env });
-    expect(tsv.stdout.split('\n')[0]).toBe('ID\tSTARTED\tDURATION\tSTATUS\tFAILURE\tOUTCOME\tFROM\tTO\tASSISTANT');
+    expect(tsv.stdout.split('\n')[0]).toBe('id\tstarted_at\tdestination_number\tduration_ms\toutcome\tfailure_reason\tcall_status\tsource_number\tassistant_id');
   });
 
   it('--since/--until are sent as createdAtGe/createdAtLe', async () => {
@@ -129,14 +132,15 @@ describe('calls get', () => {
     const rows = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t') as [string, string]));
     expect(rows.id).toBe('4');
     expect(rows.outcome).toBe(direct.outcome);
-    expect(rows['failure reason']).toBe(direct.failure_reason ?? '');
-    expect(rows.duration).toBe(String(direct.duration_ms));
+    expect(rows.failure_reason).toBe(direct.failure_reason ?? '');
+    expect(rows.duration_ms).toBe(String(direct.duration_ms));
     expect(rows.summary).toBe(direct.summary);
-    expect(rows.repetitions).toBe(String(direct.analysis.repetition_count));
-    expect(rows.interruptions).toBe(String(direct.analysis.interruption_count));
-    for (const [k, v] of Object.entries(direct.analysis.custom)) expect(rows[`custom.${k}`]).toBe(String(v));
-    expect(r.stdout).toContain('# Analysis');
-    expect(r.stdout).not.toContain('# Transcript');
+    expect(rows['analysis.repetition_count']).toBe(String(direct.analysis.repetition_count));
+    expect(rows['analysis.interruption_count']).toBe(String(direct.analysis.interruption_count));
+    for (const [k, v] of Object.entries(direct.analysis.custom)) expect(rows[`analysis.custom.${k}`]).toBe(String(v));
+    // Flat key<TAB>value lines only: no section lines, no header-less sub-tables.
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line).toMatch(/^[a-z_.]+\t[^\t]*$/);
+    expect(r.stdout).not.toContain('transcript');
 
     const j = await runCli(['calls', 'get', '4', '-o', 'json'], { env });
     expect(JSON.parse(j.stdout)).toEqual(direct);
@@ -145,19 +149,20 @@ describe('calls get', () => {
     expect(JSON.parse(nd.stdout)).toEqual(direct);
     const csv = await runCli(['calls', 'get', '4', '-o', 'csv', '--transcript'], { env });
     const [head, row] = csv.stdout.trimEnd().split('\n');
-    expect(head!.split(',').slice(0, 3)).toEqual(['id', 'status', 'type']);
-    expect(head).toContain('custom.sentiment');
+    expect(head!.split(',').slice(0, 3)).toEqual(['id', 'call_status', 'call_type']);
+    expect(head).toContain('analysis.custom.sentiment');
     expect(head!.endsWith(',transcript')).toBe(true);
     expect(row!.startsWith('4,')).toBe(true);
     const tsv = await runCli(['calls', 'get', '4', '-o', 'tsv'], { env });
     expect(tsv.stdout.split('\n')[0]!.split('\t')[0]).toBe('id');
   });
 
-  it('--transcript piped: the transcript as the service has it', async () => {
+  it('--transcript piped: the transcript under its key, its turns on one line', async () => {
     const direct = (await sandboxRequest<Call>(sbx, 'GET', '/call/2')).data;
     const r = await runCli(['calls', 'get', '2', '--transcript'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`# Transcript\n${direct.transcript}\n`);
+    expect(r.stdout).toContain(`\ntranscript\t${direct.transcript.replace(/\s*\n\s*/g, ' ')}\n`);
+    expect(r.stdout).not.toContain('# ');
   });
 
   it('--transcript on a terminal is wrapped to its width', async () => {
@@ -232,7 +237,7 @@ describe('calls delete', () => {
     expect(JSON.parse(nd.stdout)).toMatchObject({ id: 16, result: 'deleted' });
     const csv = await runCli(['calls', 'delete', '16', '--yes', '-o', 'csv'], { env });
     expect(csv.code).toBe(5);
-    expect(csv.stdout).toBe('ID,RESULT,DETAIL\n16,not-found,call 16 not found\n');
+    expect(csv.stdout).toBe('id,result,message\n16,not-found,call 16 not found\n');
   });
 
   it('a DELETE whose answer was lost is retried; the retry\'s 404 counts as deleted', async () => {

@@ -139,8 +139,9 @@ describe('login, profiles and auth status', () => {
 
     const status = await runCli(['auth', 'status'], { env });
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain('****KEY9 (from config file)');
-    expect(status.stdout).toMatch(/key accepted\tyes/);
+    // Piped: each field on its own line under its JSON name.
+    expect(status.stdout).toContain('key\t****KEY9\nkey_source\tconfig file\n');
+    expect(status.stdout).toMatch(/^key_accepted\ttrue$/m);
     noKeyIn(status);
 
     const call = await runCli(['api', 'GET', '/call', '--debug'], { env });

@@ -50,10 +50,13 @@ describe('eligibility check', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
     expect(r.stdout).toMatch(/^outcome\tsuccess$/m);
-    expect(r.stdout).toMatch(/^active today\ttrue$/m);
-    expect(r.stdout).toMatch(/^plan\tUnitedHealthcare HMO Plan$/m);
-    expect(r.stdout).toContain('# Patient costs');
-    expect(r.stdout).toMatch(/^deductible\tin_network\tindividual\tplan_year\t1500\.00\tAnnual deductible$/m);
+    expect(r.stdout).toMatch(/^coverage\.is_active_today\ttrue$/m);
+    expect(r.stdout).toMatch(/^coverage\.plan_name\tUnitedHealthcare HMO Plan$/m);
+    // The costs under numbered dotted keys, amounts as the service sent them; no section lines.
+    expect(r.stdout).toMatch(/^coverage\.patient_costs\.0\.type\tdeductible$/m);
+    expect(r.stdout).toMatch(/^coverage\.patient_costs\.0\.amount\t1500\.00$/m);
+    expect(r.stdout).toMatch(/^coverage\.patient_costs\.0\.description\tAnnual deductible$/m);
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line).toMatch(/^[a-z_.0-9]+\t[^\t]*$/);
     // piped: no spinner or escape codes anywhere
     expect(r.stderr).not.toContain('\u001b');
   });
@@ -61,7 +64,7 @@ describe('eligibility check', () => {
   it('--wait --fail-inactive: inactive coverage exits 3; not-supported exits 3; without the flag both exit 0', async () => {
     const inactive = await runCli(['eligibility', 'check', ...flags('W1230'), '--wait', '--interval', '0.5', '--fail-inactive'], { env });
     expect(inactive.code).toBe(3);
-    expect(inactive.stdout).toMatch(/^active today\tfalse$/m);
+    expect(inactive.stdout).toMatch(/^coverage\.is_active_today\tfalse$/m);
     expect(inactive.stderr).toContain('coverage is not active today');
     const ns = await runCli(['eligibility', 'check', ...flags('NS777'), '--wait', '--interval', '0.5', '--fail-inactive', '-o', 'json'], { env });
     expect(ns.code).toBe(3);

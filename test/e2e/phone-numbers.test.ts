@@ -49,10 +49,10 @@ describe('phone-numbers', () => {
     const nd = await runCli(['phone-numbers', '-o', 'ndjson'], { env });
     expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(direct);
     const csv = await runCli(['phone-numbers', '-o', 'csv'], { env });
-    expect(csv.stdout.split('\n')[0]).toBe('ID,NUMBER,NAME,ASSISTANT');
+    expect(csv.stdout.split('\n')[0]).toBe('id,number,name,assistant_id');
     expect(csv.stdout.trimEnd().split('\n')).toHaveLength(direct.length + 1);
     const tsv = await runCli(['phone-numbers', '-o', 'tsv'], { env });
-    expect(tsv.stdout.split('\n')[0]).toBe('ID\tNUMBER\tNAME\tASSISTANT');
+    expect(tsv.stdout.split('\n')[0]).toBe('id\tnumber\tname\tassistant_id');
     const q = await runCli(['phone-numbers', '-q'], { env });
     expect(q.stdout).toBe(direct.map((p) => `${p.number}\n`).join(''));
   });

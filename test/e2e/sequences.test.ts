@@ -37,8 +37,10 @@ describe('sequences', () => {
     const r = await run(['sequences', 'get', '1', '--metrics']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('status\tcompleted');
-    expect(r.stdout).toContain('# Steps');
-    expect(r.stdout).toContain('# Outreach');
+    // Steps and outreach under numbered dotted keys, no section lines.
+    expect(r.stdout).toMatch(/^steps\.0\.type\tvoice$/m);
+    expect(r.stdout).toMatch(/^outreach\.0\.call_record_id\t\d+$/m);
+    expect(r.stdout).not.toContain('#');
     expect((await run(['sequences', 'get', '999'])).code).toBe(5);
     expect((await run(['sequences', 'get', 'abc'])).code).toBe(2);
   });
@@ -57,7 +59,7 @@ describe('definitions', () => {
     const l = await run(['definitions', 'list']);
     expect(l.stdout.split('\n')[0]).toBe('1\tAppointment reminder\t\tappointmentDate\tappointmentTime, clinicName, providerName');
     const g = await run(['definitions', 'get', '1']);
-    expect(g.stdout).toContain('appointmentDate\tAppointment date\tdate\tyes');
+    expect(g.stdout).toContain('inputs_definition.0.id\tappointmentDate\ninputs_definition.0.name\tAppointment date\ninputs_definition.0.type\tdate\ninputs_definition.0.required\ttrue\n');
     expect((await run(['definitions', 'get', '99'])).code).toBe(5);
   });
 

@@ -35,14 +35,19 @@ describe('tools patch', () => {
     const r = await runCli(['tools', 'patch', toolIds[1]!, '--function', '@fixtures/tool-function.json', '--async'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(lastRequest()).toMatchObject({ async: true, function: { name: 'reschedule_appointment' } });
-    const [record, params] = r.stdout.split('\n# Parameters\n');
-    const rows = Object.fromEntries(record!.trimEnd().split('\n').map((l) => l.split('\t') as [string, string]));
-    expect(rows).toMatchObject({ id: toolIds[1], name: 'reschedule_appointment', async: 'true', type: 'function' });
-    expect(params!.trimEnd().split('\n').map((l) => l.split('\t'))).toEqual([
-      ['patientId', 'string', 'true', "the clinic's patient id"],
-      ['newTime', 'string', 'true', 'ISO 8601 date-time'],
-      ['reason', 'string', 'false', '(one of conflict, sick, other)'],
-    ]);
+    // Piped: flat key<TAB>value lines, the parameters numbered under function.parameters.
+    const rows = Object.fromEntries(r.stdout.trimEnd().split('\n').map((l) => l.split('\t') as [string, string]));
+    expect(rows).toMatchObject({ id: toolIds[1], 'function.name': 'reschedule_appointment', async: 'true', type: 'function' });
+    expect(rows).toMatchObject({
+      'function.parameters.0.name': 'patientId',
+      'function.parameters.0.required': 'true',
+      'function.parameters.0.description': "the clinic's patient id",
+      'function.parameters.1.name': 'newTime',
+      'function.parameters.2.name': 'reason',
+      'function.parameters.2.required': 'false',
+      'function.parameters.2.description': '(one of conflict, sick, other)',
+    });
+    expect(r.stdout).not.toContain('#');
   });
 
   it('-o json is exactly the service body; ndjson, csv and tsv', async () => {

@@ -96,8 +96,8 @@ const CASES: Case[] = [
     pick: byId(2),
     sent: { id: 2, duration_ms: 120000, call_status: 'voicemail-left' },
     lines: [
-      `1\t${T0}\t120000\tended\t\tappointment-confirmed\t+14155550100\t+14155550201\t1`,
-      `2\t${T0}\t120000\tvoicemail-left\t\tappointment-confirmed\t+14155550100\t+14155550202\t1`,
+      `1\t${T0}\t+14155550201\t120000\tappointment-confirmed\t\tended\t+14155550100\t1`,
+      `2\t${T0}\t+14155550202\t120000\tappointment-confirmed\t\tvoicemail-left\t+14155550100\t1`,
     ],
   },
   {
@@ -105,7 +105,7 @@ const CASES: Case[] = [
     args: ['calls', 'get', '1'],
     wire: 'one',
     sent: { id: 1, assistant_id: 1, duration_ms: 120000 },
-    lines: ['id\t1', 'status\tended', 'assistant\t1', 'duration\t120000', 'repetitions\t0', 'interruptions\t0'],
+    lines: ['id\t1', 'call_status\tended', 'assistant_id\t1', 'duration_ms\t120000', 'analysis.repetition_count\t0', 'analysis.interruption_count\t0'],
   },
   {
     name: 'definitions list',
@@ -120,7 +120,7 @@ const CASES: Case[] = [
     args: ['definitions', 'get', '1'],
     wire: 'one',
     sent: { id: 1, name: 'Appointment reminder' },
-    lines: ['id\t1', 'name\tAppointment reminder', 'appointmentDate\tAppointment date\tdate\tno'],
+    lines: ['id\t1', 'name\tAppointment reminder', 'inputs_definition.0.id\tappointmentDate', 'inputs_definition.0.name\tAppointment date', 'inputs_definition.0.type\tdate', 'inputs_definition.0.required\tfalse'],
   },
   {
     name: 'definitions update',
@@ -136,14 +136,14 @@ const CASES: Case[] = [
     wire: 'successData',
     pick: byId(SEQ_ID),
     sent: { id: SEQ_ID, current_step: 1, patient_id: 5007, status: 'queued' },
-    lines: [`7\tqueued\tappointment_reminder\t1 (voice)\t${T0}\t\tfalse`, `8\ton-hold\tappointment_reminder\t1 (voice)\t${T0}\t\tfalse`],
+    lines: [`7\tqueued\tappointment_reminder\t1\t${T0}\t\tfalse`, `8\ton-hold\tappointment_reminder\t1\t${T0}\t\tfalse`],
   },
   {
     name: 'sequences get',
     args: ['sequences', 'get', String(SEQ_ID)],
     wire: 'one',
     sent: { id: SEQ_ID, current_step: 1, patient_id: 5007 },
-    lines: ['id\t7', 'status\tqueued', 'definition\t1', 'patient\t5007', 'current step\t1', 'contact reached\tfalse', `voice-1\tvoice\tpending\t${T0}\t+14155550202\t1`],
+    lines: ['id\t7', 'status\tqueued', 'sequence_definition_id\t1', 'patient_id\t5007', 'current_step\t1', 'was_contact_reached\tfalse', 'steps.0.order\tvoice-1', 'steps.0.type\tvoice', `steps.0.scheduled_at\t${T0}`, 'steps.0.destination_number\t+14155550202'],
   },
   {
     name: 'sequences update (PUT answer as the variant shapes single records)',
@@ -151,7 +151,7 @@ const CASES: Case[] = [
     input: '{"name":"Reminder"}',
     wire: 'one',
     sent: { id: SEQ_ID, current_step: 1, status: 'queued' },
-    lines: ['id\t7', 'status\tqueued', 'steps\t1', /^last updated\t\d{4}-\d\d-\d\dT/m],
+    lines: ['id\t7', 'status\tqueued', 'steps_count\t1', /^last_updated\t\d{4}-\d\d-\d\dT/m],
   },
   {
     name: 'sequences metrics',
@@ -182,14 +182,14 @@ const CASES: Case[] = [
     args: ['eligibility', 'get', String(CHECK_ID)],
     wire: 'one',
     sent: { id: CHECK_ID, status: 'completed' },
-    lines: ['id\t300', 'status\tcompleted', 'outcome\tsuccess', 'patient id\tMRN-1', 'active today\ttrue', 'plan\tChoice Plus', 'member id\tM1'],
+    lines: ['id\t300', 'status\tcompleted', 'outcome\tsuccess', 'customer_patient_id\tMRN-1', 'coverage.is_active_today\ttrue', 'coverage.plan_name\tChoice Plus', 'coverage.member_id\tM1'],
   },
   {
     name: 'assistants create',
     args: ['assistants', 'create', '--name', 'Reminder line', '--first-message', 'Hello', '--max-duration-seconds', '300'],
     wire: 'one',
     sent: { name: 'Reminder line', organization_id: 1, max_duration_seconds: 300 },
-    lines: [/^id\t\d+$/m, 'name\tReminder line', 'first message\tHello', 'max duration\t300000', 'organization\t1'],
+    lines: [/^id\t\d+$/m, 'name\tReminder line', 'first_message\tHello', 'max_duration_seconds\t300', 'organization_id\t1'],
     stderr: /Created assistant \d+\./,
   },
   {
@@ -197,7 +197,7 @@ const CASES: Case[] = [
     args: ['assistants', 'patch', String(ASSISTANT_ID), '--first-message', 'Hello again'],
     wire: 'one',
     sent: { id: ASSISTANT_ID, organization_id: 1, max_duration_seconds: 600 },
-    lines: ['id\t50', 'name\tFront desk line', 'first message\tHello again', 'max duration\t600000', 'organization\t1', 'webhook secret set\tfalse'],
+    lines: ['id\t50', 'name\tFront desk line', 'first_message\tHello again', 'max_duration_seconds\t600', 'organization_id\t1', 'is_webhook_secret_set\tfalse'],
     stderr: /Updated assistant 50\./,
   },
   {
@@ -347,7 +347,7 @@ describe('an empty 200 body is malformed (exit 1), for every read and write', ()
     server.override('PATCH', /\/assistant\/50$/, json(200, [{ name: 'Front desk line', first_message: 'Yo' }]));
     const a = await run(server, ['assistants', 'patch', '50', '--first-message', 'Yo']);
     expect(a.code, a.stderr).toBe(0);
-    expectLines(a.stdout, ['id\t50', 'first message\tYo']);
+    expectLines(a.stdout, ['id\t50', 'first_message\tYo']);
     expect(a.stderr).toContain('Updated assistant 50.');
     server.override('PATCH', /\/tool\/tool-9$/, json(200, { success: true, data: { type: 'function', async: 'true' } }));
     const t = await run(server, ['tools', 'patch', 'tool-9', '--async']);
@@ -365,7 +365,7 @@ describe('unknown enum values are shown as sent', () => {
   afterAll(() => server.close());
 
   it.each([
-    { args: ['calls', 'get', '2'], line: 'status\tvoicemail-left', json: (b: unknown) => (b as Array<Record<string, unknown>>)[0]!.call_status },
+    { args: ['calls', 'get', '2'], line: 'call_status\tvoicemail-left', json: (b: unknown) => (b as Array<Record<string, unknown>>)[0]!.call_status },
     { args: ['sequences', 'get', '8'], line: 'status\ton-hold', json: (b: unknown) => (b as Array<Record<string, unknown>>)[0]!.status },
     { args: ['eligibility', 'get', String(CHECK_ID)], line: 'status\tmanual-review', json: (b: unknown) => (b as Array<Record<string, unknown>>)[0]!.status },
     { args: ['eligibility', 'list'], line: `300\tmanual-review\t\t\tMRN-1\t\t\t${T0}`, json: (b: unknown) => (b as Array<Record<string, unknown>>)[0]!.status },

@@ -90,7 +90,7 @@ describe('webhooks listen with a sandbox that runs its outreach', () => {
     const get = await runCli(['sequences', 'get', String(ids[0]), '--metrics'], { env });
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).toContain('status\tcompleted');
-    expect(get.stdout).toContain('# Outreach');
+    expect(get.stdout).toMatch(/^outreach\.0\.type\tcall$/m); // piped: the outreach under dotted keys
   });
 
   it('stops cleanly on Ctrl-C with exit 0 and a true count: received, accepted, rejected and why', async () => {

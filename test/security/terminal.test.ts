@@ -118,7 +118,7 @@ describe('names and values from the service, piped', () => {
     expect(r.code).toBe(0);
     expectClean(r);
     expect(r.stdout).toContain(`name\t${SHOWN}`);
-    expect(r.stdout).toContain(`a\t${SHOWN}\ttext\tno`);
+    expect(r.stdout).toContain(`inputs_definition.0.id\ta\ninputs_definition.0.name\t${SHOWN}\ninputs_definition.0.type\ttext\ninputs_definition.0.required\tfalse\n`);
   });
 
   it('assistants patch: the assistant the service answers is shown inert', async () => {
@@ -127,9 +127,9 @@ describe('names and values from the service, piped', () => {
     expect(r.code).toBe(0);
     expectClean(r);
     expect(r.stdout).toContain(`name\t${SHOWN}`);
-    expect(r.stdout).toContain(`first message\tHi${SHOWN}`);
-    // A JSON value shown in a view is JSON text (its escapes already written as \u001b).
-    expect(r.stdout).toMatch(/model\t\{"provider":"\\u001b/);
+    expect(r.stdout).toContain(`first_message\tHi${SHOWN}`);
+    // A nested value is shown field by field under dotted keys, each value inert.
+    expect(r.stdout).toContain(`\nmodel.provider\t${SHOWN}\n`);
   });
 
   it('calls get --transcript: a first name in the transcript; lines kept, everything else visible', async () => {
@@ -145,10 +145,11 @@ describe('names and values from the service, piped', () => {
     const r = await run(['calls', 'get', '9', '--transcript']);
     expect(r.code).toBe(0);
     expectClean(r);
-    expect(r.stdout).toContain(`AI: Hello ${SHOWN}, is this you?\nUser: yes\tit is\nAI: bye\\e[K\n`);
+    // Piped, the transcript is one value on one line: its line breaks and tab become spaces.
+    expect(r.stdout).toContain(`\ntranscript\tAI: Hello ${SHOWN}, is this you? User: yes it is AI: bye\\e[K\n`);
     expect(r.stdout).toContain(`summary\tConfirmed by ${SHOWN}`);
     // A label taken from the service (a custom analysis key) is outside text too.
-    expect(r.stdout).toContain(`custom.note${SHOWN}\t${SHOWN}`);
+    expect(r.stdout).toContain(`\nanalysis.custom.note${SHOWN}\t${SHOWN}\n`);
   });
 
   it('sequences get: inputs, status and outcome', async () => {
@@ -163,9 +164,9 @@ describe('names and values from the service, piped', () => {
     const r = await run(['sequences', 'get', '7']);
     expect(r.code).toBe(0);
     expectClean(r);
-    expect(r.stdout).toContain(`inputs\tnote=${SHOWN}`);
+    expect(r.stdout).toContain(`inputs.note\t${SHOWN}`);
     expect(r.stdout).toContain(`status\t${SHOWN}`);
-    expect(r.stdout).toContain(`# Steps\n${SHOWN}\tvoice`);
+    expect(r.stdout).toContain(`steps.0.order\t${SHOWN}\nsteps.0.type\tvoice`);
   });
 
   it('eligibility get and list: patient ids, plan, payer and patient costs', async () => {
@@ -187,9 +188,10 @@ describe('names and values from the service, piped', () => {
     const g = await run(['eligibility', 'get', '300']);
     expect(g.code).toBe(0);
     expectClean(g);
-    expect(g.stdout).toContain(`plan\t${SHOWN}`);
-    expect(g.stdout).toContain(`patient id\t${SHOWN}`);
-    expect(g.stdout).toContain(`${SHOWN}\tin\tindividual\tyear\t${SHOWN}\t${SHOWN}`);
+    expect(g.stdout).toContain(`coverage.plan_name\t${SHOWN}`);
+    expect(g.stdout).toContain(`customer_patient_id\t${SHOWN}`);
+    expect(g.stdout).toContain(`coverage.patient_costs.0.type\t${SHOWN}\ncoverage.patient_costs.0.amount\t${SHOWN}\ncoverage.patient_costs.0.network\tin\n`);
+    expect(g.stdout).toContain(`coverage.patient_costs.0.description\t${SHOWN}\n`);
 
     serve('GET', /\/eligibility\/300$/, [{ ...check, status: EVIL }]);
     const q = await run(['eligibility', 'get', '300', '-q']);
@@ -229,7 +231,8 @@ describe('names and values from the service, piped', () => {
     serve('GET', /\/call$/, [{ id: EVIL, call_status: EVIL, failure_reason: EVIL, started_at: EVIL }], 2);
     const c = await run(['calls', 'list']);
     expectClean(c);
-    expect(c.stdout).toContain(`${SHOWN}\t${SHOWN}\t\t${SHOWN}\t${SHOWN}`);
+    // id, started_at, destination_number, duration_ms, outcome, failure_reason, call_status, source_number, assistant_id
+    expect(c.stdout).toBe(`${SHOWN}\t${SHOWN}\t\t\t\t${SHOWN}\t${SHOWN}\t\t\n`);
     const cq = await run(['calls', 'list', '-q']);
     expectClean(cq);
   });
@@ -323,7 +326,7 @@ describe('-o csv and -o tsv', () => {
     expect(r.code).toBe(0);
     expectClean(r);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('ID,NUMBER,NAME,ASSISTANT');
+    expect(lines[0]).toBe('id,number,name,assistant_id');
     expect(r.stdout).toContain(`1,"'=HYPERLINK(""http://x"",""click"")","line one\nline two",1\n`);
     expect(r.stdout).toContain(`2,'@SUM(1),"line one\nline two",1\n`);
     expect(r.stdout).toContain(`3,'-2+3,`);
@@ -336,7 +339,7 @@ describe('-o csv and -o tsv', () => {
     serve('GET', /\/phone-number$/, records);
     const r = await run(['phone-numbers', 'list', '-o', 'tsv']);
     expectClean(r);
-    expect(r.stdout.split('\n')[0]).toBe('ID\tNUMBER\tNAME\tASSISTANT');
+    expect(r.stdout.split('\n')[0]).toBe('id\tnumber\tname\tassistant_id');
     expect(r.stdout).toContain(`1\t'=HYPERLINK("http://x","click")\tline one line two\t1\n`);
     expect(r.stdout).toContain(`3\t'-2+3\t`);
     expect(r.stdout).toContain(`4\t+14155550121\t`);
@@ -418,7 +421,7 @@ describe('the writer in process (terminal paths, colour on)', () => {
     const t = createTestIo({ tty: true });
     const chalk = new Chalk({ level: 1 });
     Object.assign(t.io, { color: true, columns: 200, chalk: async () => chalk });
-    const ctx = { io: t.io, globals: { format, quiet: false, formatExplicit: false } } as unknown as Context;
+    const ctx = { io: t.io, globals: { format, quiet: false, formatExplicit: false }, now: () => new Date() } as unknown as Context;
     return { ctx, ...t };
   }
   const rec = { id: 1, name: EVIL, status: 'failed', note: `two\nlines ${EVIL}` };

@@ -122,20 +122,3 @@ describe('jsonErrorOffset', () => {
     expect(jsonErrorOffset(text)).toBe(offset);
   });
 });
-
-describe('fitColumns keeps tables within the terminal', () => {
-  it('leaves a narrow table alone', async () => {
-    const { fitColumns } = await import('../../src/output/writer.js');
-    expect(fitColumns([6, 10, 20], 80)).toEqual([6, 10, 20]);
-  });
-  it('shrinks the widest column first', async () => {
-    const { fitColumns } = await import('../../src/output/writer.js');
-    const widths = fitColumns([6, 18, 140], 100);
-    expect(widths.slice(0, 2)).toEqual([6, 18]);
-    expect(widths.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(99);
-  });
-  it('never goes below the floor', async () => {
-    const { fitColumns } = await import('../../src/output/writer.js');
-    expect(Math.min(...fitColumns([50, 50, 50, 50], 30))).toBe(12);
-  });
-});

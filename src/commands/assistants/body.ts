@@ -7,7 +7,8 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { fateOf, fateText, reword, type Fate } from '../../api/errors.js';
 import { readJsonArgument, readJsonInput } from '../../input.js';
-import { writeRecord, type Field } from '../../output/writer.js';
+import { nestedFields, writeRecord, type Field } from '../../output/writer.js';
+import { formatDuration } from '../../output/format.js';
 import { terminalSafe } from '../../output/safe.js';
 import { readSecret } from '../../secret.js';
 
@@ -196,19 +197,22 @@ export async function sendAssistant<T>(w: AssistantWrite, secret: string | undef
 }
 
 const FIELDS: Field<Assistant>[] = [
-  { label: 'id', value: (a) => a.id },
-  { label: 'name', value: (a) => a.name },
-  { label: 'first message', value: (a) => a.first_message },
-  { label: 'voicemail message', value: (a) => a.voicemail_message },
-  { label: 'max duration', value: (a) => (typeof a.max_duration_seconds === 'number' ? a.max_duration_seconds * 1000 : undefined), kind: 'duration' },
-  { label: 'webhook url', value: (a) => a.webhook_url },
-  { label: 'webhook secret set', value: (a) => a.is_webhook_secret_set, kind: 'bool' },
-  { label: 'model', value: (a) => a.model },
-  { label: 'voice', value: (a) => a.voice },
-  { label: 'analysis plan', value: (a) => a.analysis_plan },
-  { label: 'organization', value: (a) => a.organization_id },
-  { label: 'created', value: (a) => a.created_at, kind: 'datetime' },
-  { label: 'updated', value: (a) => a.updated_at, kind: 'datetime' },
+  { label: 'id', key: 'id', value: (a) => a.id },
+  { label: 'name', key: 'name', value: (a) => a.name },
+  { label: 'first message', key: 'first_message', value: (a) => a.first_message },
+  { label: 'voicemail message', key: 'voicemail_message', value: (a) => a.voicemail_message },
+  // Seconds, as the service has them, for scripts; `5m 00s` on a terminal.
+  {
+    label: 'max duration',
+    key: 'max_duration_seconds',
+    value: (a) => a.max_duration_seconds,
+    display: (a) => (typeof a.max_duration_seconds === 'number' ? formatDuration(a.max_duration_seconds * 1000) : a.max_duration_seconds),
+  },
+  { label: 'webhook url', key: 'webhook_url', value: (a) => a.webhook_url },
+  { label: 'webhook secret set', key: 'is_webhook_secret_set', value: (a) => a.is_webhook_secret_set, kind: 'bool' },
+  { label: 'organization', key: 'organization_id', value: (a) => a.organization_id },
+  { label: 'created', key: 'created_at', value: (a) => a.created_at, kind: 'datetime' },
+  { label: 'updated', key: 'updated_at', value: (a) => a.updated_at, kind: 'datetime' },
 ];
 
 /**
@@ -227,5 +231,11 @@ export async function writeAssistant(ctx: Context, assistant: Assistant, raw: un
     ctx.io.out(`${terminalSafe(record.id)}\n`);
     return;
   }
-  await writeRecord(ctx, record, FIELDS, shown);
+  // The model, voice and analysis plan are objects: one line per field inside them, after the rest.
+  const nested = [
+    ...nestedFields<Assistant>('model', 'model', record.model),
+    ...nestedFields<Assistant>('voice', 'voice', record.voice),
+    ...nestedFields<Assistant>('analysis plan', 'analysis_plan', record.analysis_plan),
+  ];
+  await writeRecord(ctx, record, [...FIELDS, ...nested], shown);
 }

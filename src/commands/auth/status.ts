@@ -59,13 +59,24 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   }
   status.problem = failure?.message ?? null;
   await writeRecord(ctx, status, [
-    { label: 'profile', value: (s) => s.profile },
-    { label: 'base URL', value: (s) => `${s.base_url} (${s.base_url_source})` },
-    { label: 'key', value: (s) => (s.key ? `${s.key} (from ${s.key_source})` : 'none') },
-    { label: 'service', value: (s) => (s.service_reachable ? 'reachable' : 'unreachable'), style: (t, _r, c) => (t === 'reachable' ? c.green(t) : c.red(t)) },
+    // On a terminal in words; piped and in csv each field on its own, as -o json has them.
+    { label: 'profile', key: 'profile', value: (s) => s.profile },
+    { label: 'base URL', key: 'base_url', value: (s) => s.base_url, display: (s) => `${s.base_url} (${s.base_url_source})` },
+    { label: 'base URL from', key: 'base_url_source', value: (s) => s.base_url_source, scriptOnly: true },
+    { label: 'key', key: 'key', value: (s) => s.key, display: (s) => (s.key ? `${s.key} (from ${s.key_source})` : 'none') },
+    { label: 'key from', key: 'key_source', value: (s) => s.key_source, scriptOnly: true },
+    {
+      label: 'service',
+      key: 'service_reachable',
+      value: (s) => s.service_reachable,
+      display: (s) => (s.service_reachable ? 'reachable' : 'unreachable'),
+      style: (t, _r, c) => (t === 'reachable' ? c.green(t) : c.red(t)),
+    },
     {
       label: 'key accepted',
-      value: (s) => (s.key_accepted === null ? 'unknown' : s.key_accepted ? 'yes' : 'no'),
+      key: 'key_accepted',
+      value: (s) => s.key_accepted,
+      display: (s) => (s.key_accepted === null ? 'unknown' : s.key_accepted ? 'yes' : 'no'),
       style: (t, _r, c) => (t === 'yes' ? c.green(t) : c.red(t)),
     },
   ]);

@@ -43,9 +43,9 @@ export interface DeleteRow {
 }
 
 const COLUMNS: Column<DeleteRow>[] = [
-  { header: 'ID', value: (r) => r.id },
-  { header: 'RESULT', value: (r) => r.result, style: (t, r, c) => (r.result === 'deleted' ? c.green(t) : r.result === 'not-found' ? c.yellow(t) : c.red(t)) },
-  { header: 'DETAIL', value: (r) => r.message },
+  { header: 'ID', key: 'id', value: (r) => r.id },
+  { header: 'RESULT', key: 'result', value: (r) => r.result, style: (t, r, c) => (r.result === 'deleted' ? c.green(t) : r.result === 'not-found' ? c.yellow(t) : c.red(t)) },
+  { header: 'DETAIL', key: 'message', value: (r) => r.message, shrink: true },
 ];
 
 /** Severity of a failure's exit code, for choosing the exit code of the whole run. */

@@ -6,6 +6,8 @@ import { humanValue, plainValue } from '../../output/format.js';
 import { writeHeading, writeRecord, type Field } from '../../output/writer.js';
 import { parseCallId } from './shared.js';
 import { terminalSafe } from '../../output/safe.js';
+import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
 
 interface Options {
   transcript?: boolean;
@@ -27,61 +29,40 @@ export function register(calls: Command): void {
 }
 
 const FIELDS: Field<Call>[] = [
-  { label: 'id', value: (c) => c.id },
-  { label: 'status', value: (c) => c.call_status },
-  { label: 'type', value: (c) => c.call_type },
-  { label: 'assistant', value: (c) => c.assistant_id },
-  { label: 'from', value: (c) => c.source_number },
-  { label: 'to', value: (c) => c.destination_number },
-  { label: 'started', value: (c) => c.started_at, kind: 'datetime' },
-  { label: 'ended', value: (c) => c.ended_at, kind: 'datetime' },
-  { label: 'duration', value: (c) => c.duration_ms, kind: 'duration' },
-  { label: 'outcome', value: (c) => c.outcome, style: (t, c, chalk) => (c.failure_reason ? chalk.yellow(t) : chalk.green(t)) },
-  { label: 'failure reason', value: (c) => c.failure_reason, style: (t, _c, chalk) => chalk.yellow(t) },
-  { label: 'ended reason', value: (c) => c.ended_reason },
-  { label: 'summary', value: (c) => c.summary },
+  { label: 'id', key: 'id', value: (c) => c.id },
+  { label: 'status', key: 'call_status', value: (c) => c.call_status },
+  { label: 'type', key: 'call_type', value: (c) => c.call_type },
+  { label: 'assistant', key: 'assistant_id', value: (c) => c.assistant_id },
+  { label: 'from', key: 'source_number', value: (c) => c.source_number },
+  { label: 'to', key: 'destination_number', value: (c) => c.destination_number },
+  { label: 'started', key: 'started_at', value: (c) => c.started_at, kind: 'datetime' },
+  { label: 'ended', key: 'ended_at', value: (c) => c.ended_at, kind: 'datetime' },
+  { label: 'duration', key: 'duration_ms', value: (c) => c.duration_ms, kind: 'duration' },
+  { label: 'outcome', key: 'outcome', value: (c) => c.outcome, style: (t, c, chalk) => (c.failure_reason ? chalk.yellow(t) : chalk.green(t)) },
+  { label: 'failure reason', key: 'failure_reason', value: (c) => c.failure_reason, style: (t, _c, chalk) => chalk.yellow(t) },
+  { label: 'ended reason', key: 'ended_reason', value: (c) => c.ended_reason },
+  { label: 'summary', key: 'summary', value: (c) => c.summary },
 ];
 
-/** The analysis as rows: the two counts, then each custom field. */
-function analysisRows(call: Call): Array<{ key: string; value: unknown; kind?: 'bool' }> {
+/** The analysis as fields: the two counts, then any other field, then each custom field (`analysis.custom.<key>`). */
+function analysisFields(call: Call): Field<Call>[] {
   const a = (call.analysis ?? {}) as Partial<Call['analysis']> & Record<string, unknown>;
-  const rows: Array<{ key: string; value: unknown; kind?: 'bool' }> = [
-    { key: 'repetitions', value: a.repetition_count },
-    { key: 'interruptions', value: a.interruption_count },
-  ];
+  const field = (label: string, key: string, value: unknown): Field<Call> => ({ label, key, value: () => value, kind: typeof value === 'boolean' ? 'bool' : undefined });
+  const fields = [field('repetitions', 'analysis.repetition_count', a.repetition_count), field('interruptions', 'analysis.interruption_count', a.interruption_count)];
   for (const [k, v] of Object.entries(a)) {
     if (k === 'repetition_count' || k === 'interruption_count' || k === 'custom') continue;
-    rows.push({ key: k, value: v, kind: typeof v === 'boolean' ? 'bool' : undefined });
+    fields.push(field(k, `analysis.${k}`, v));
   }
   const custom = a.custom && typeof a.custom === 'object' ? (a.custom as Record<string, unknown>) : {};
-  for (const [k, v] of Object.entries(custom)) rows.push({ key: `custom.${k}`, value: v, kind: typeof v === 'boolean' ? 'bool' : undefined });
-  return rows;
+  for (const [k, v] of Object.entries(custom)) fields.push(field(`custom.${k}`, `analysis.custom.${k}`, v));
+  return fields;
 }
 
-/** Wraps text to `width` columns at spaces; long words are cut. */
+/** Wraps text to `width` display columns at spaces (CJK and emoji count double); long words are cut. */
 export function wrapText(text: string, width: number, indent = 0): string[] {
   const avail = Math.max(10, width - indent);
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    let w = word;
-    while (w.length > avail) {
-      if (line) {
-        out.push(line);
-        line = '';
-      }
-      out.push(w.slice(0, avail));
-      w = w.slice(avail);
-    }
-    if (!line) line = w;
-    else if (line.length + 1 + w.length <= avail) line += ` ${w}`;
-    else {
-      out.push(line);
-      line = w;
-    }
-  }
-  if (line || out.length === 0) out.push(line);
-  return out.map((l, i) => (i === 0 ? l : ' '.repeat(indent) + l));
+  const lines = wrapAnsi(text.replace(/\s+/g, ' ').trim(), avail, { hard: true }).split('\n');
+  return lines.map((l, i) => (i === 0 ? l : ' '.repeat(indent) + l));
 }
 
 /** Each transcript turn wrapped with a hanging indent after its speaker label ("AI: ", "User: "). */
@@ -94,8 +75,8 @@ export function wrapTranscript(transcript: string, width: number, label: (s: str
       continue;
     }
     const speaker = `${m[1]}: `;
-    const wrapped = wrapText(m[2]!, width - speaker.length);
-    lines.push(label(speaker) + wrapped[0], ...wrapped.slice(1).map((l) => ' '.repeat(speaker.length) + l));
+    const wrapped = wrapText(m[2]!, width - stringWidth(speaker));
+    lines.push(label(speaker) + wrapped[0], ...wrapped.slice(1).map((l) => ' '.repeat(stringWidth(speaker)) + l));
   }
   return lines;
 }
@@ -110,37 +91,24 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     await writeRecord(ctx, call, FIELDS, raw);
     return;
   }
-  const rows = analysisRows(call);
-  if (format === 'csv' || format === 'tsv') {
-    const fields: Field<Call>[] = [
-      ...FIELDS,
-      ...rows.map((r) => ({ label: r.key, value: () => r.value })),
-      ...(opts.transcript ? [{ label: 'transcript', value: (c: Call) => c.transcript }] : []),
-    ];
-    await writeRecord(ctx, call, fields, raw);
+  const analysis = analysisFields(call);
+  if (format !== 'table' || !ctx.io.isStdoutTTY) {
+    // For scripts: one flat record, the analysis under dotted keys, the transcript on one line.
+    const transcript: Field<Call>[] = opts.transcript ? [{ label: 'transcript', key: 'transcript', value: (c) => c.transcript }] : [];
+    await writeRecord(ctx, call, [...FIELDS, ...analysis, ...transcript], raw);
     return;
   }
   await writeRecord(ctx, call, FIELDS, raw);
   await writeHeading(ctx, 'Analysis');
-  await writeRecord(
-    ctx,
-    call,
-    rows.map((r) => ({ label: r.key, value: () => r.value, kind: r.kind })),
-    raw,
-  );
+  await writeRecord(ctx, call, analysis, raw);
   if (opts.transcript) {
     await writeHeading(ctx, 'Transcript');
     // Multi-line by nature: line breaks and tabs kept, every other control character shown (`\e`).
     const text = terminalSafe(typeof call.transcript === 'string' ? call.transcript : plainValue(call.transcript), { multiline: true });
-    if (!ctx.io.isStdoutTTY) {
-      // Piped: the transcript as the service has it, one turn per line, for grep and friends.
-      ctx.io.out(text.endsWith('\n') || text === '' ? text : `${text}\n`);
-      return;
-    }
     const chalk = await ctx.io.chalk();
     const width = Math.max(20, (ctx.io.columns || 80) - 1);
     ctx.io.out(`${wrapTranscript(text, width, (s) => chalk.bold(s)).join('\n')}\n`);
-  } else if (ctx.io.isStdoutTTY && humanValue(call.transcript)) {
+  } else if (humanValue(call.transcript)) {
     ctx.info('(add --transcript to see the transcript)');
   }
 }

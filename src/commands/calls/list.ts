@@ -52,20 +52,23 @@ export function dateFlag(raw: string | undefined, flag: string, now: Date, edge:
   }
 }
 
+// At 80 columns: who was called, when, for how long and how it went. The rest when there is room.
 const CALL_COLUMNS: Column<Call>[] = [
-  { header: 'ID', value: (c) => c.id },
-  { header: 'STARTED', value: (c) => c.started_at, kind: 'datetime' },
-  { header: 'DURATION', value: (c) => c.duration_ms, kind: 'duration' },
-  { header: 'STATUS', value: (c) => c.call_status },
+  { header: 'ID', key: 'id', value: (c) => c.id },
+  { header: 'STARTED', key: 'started_at', value: (c) => c.started_at, kind: 'datetime' },
+  { header: 'TO', key: 'destination_number', value: (c) => c.destination_number },
+  { header: 'DURATION', key: 'duration_ms', value: (c) => c.duration_ms, kind: 'duration', priority: 'useful' },
+  { header: 'OUTCOME', key: 'outcome', value: (c) => c.outcome },
   {
     header: 'FAILURE',
+    key: 'failure_reason',
     value: (c) => c.failure_reason,
-    style: (t, _c, chalk) => (t ? chalk.yellow(t) : t),
+    style: (t, _c, chalk) => chalk.yellow(t),
+    priority: 'useful',
   },
-  { header: 'OUTCOME', value: (c) => c.outcome },
-  { header: 'FROM', value: (c) => c.source_number },
-  { header: 'TO', value: (c) => c.destination_number },
-  { header: 'ASSISTANT', value: (c) => c.assistant_id },
+  { header: 'STATUS', key: 'call_status', value: (c) => c.call_status, priority: 'extra' },
+  { header: 'FROM', key: 'source_number', value: (c) => c.source_number, priority: 'extra' },
+  { header: 'ASSISTANT', key: 'assistant_id', value: (c) => c.assistant_id, priority: 'extra' },
 ];
 
 export async function run(opts: Options, ctx: Context): Promise<void> {

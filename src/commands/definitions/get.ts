@@ -14,31 +14,34 @@ export function register(parent: Command): void {
 }
 
 export async function showDefinition(ctx: Context, d: DefinitionRecord, raw: unknown): Promise<void> {
-  const { writeRecord, writeList, writeHeading } = await import('../../output/writer.js');
+  const { writeRecord, writeSection } = await import('../../output/writer.js');
+  const schedule = d.outreach_schedule;
   await writeRecord(
     ctx,
     d,
     [
-      { label: 'id', value: (x) => x.id },
-      { label: 'name', value: (x) => x.name },
-      { label: 'status', value: (x) => x.status },
-      { label: 'steps', value: (x) => (Array.isArray(x.steps_definition) ? x.steps_definition.map((s) => s.type).join(' → ') : '') },
-      { label: 'schedule', value: (x) => (x.outreach_schedule ? `${x.outreach_schedule.days_of_week?.join(',') ?? ''} ${x.outreach_schedule.business_hours?.start ?? ''}-${x.outreach_schedule.business_hours?.end ?? ''} ${x.outreach_schedule.timezone ?? ''}`.trim() : '') },
+      { label: 'id', key: 'id', value: (x) => x.id },
+      { label: 'name', key: 'name', value: (x) => x.name },
+      { label: 'status', key: 'status', value: (x) => x.status },
+      { label: 'steps', key: 'steps_definition', value: (x) => (Array.isArray(x.steps_definition) ? x.steps_definition.map((s) => s.type).join(' → ') : '') },
+      { label: 'days', key: 'outreach_schedule.days_of_week', value: () => schedule?.days_of_week?.join(',') },
+      { label: 'hours', key: 'outreach_schedule.business_hours', value: () => (schedule?.business_hours ? `${schedule.business_hours.start ?? ''}-${schedule.business_hours.end ?? ''}` : undefined) },
+      { label: 'time zone', key: 'outreach_schedule.timezone', value: () => schedule?.timezone },
     ],
     raw,
   );
-  if (ctx.globals.format !== 'table') return;
-  await writeHeading(ctx, 'Inputs (CSV columns besides firstName, lastName, phoneNumber)');
-  if (!d.inputs_definition.length) {
-    ctx.io.out('(none)\n');
-    return;
-  }
-  await writeList(ctx, d.inputs_definition, [
-    { header: 'ID', value: (i) => i.id },
-    { header: 'NAME', value: (i) => i.name },
-    { header: 'TYPE', value: (i) => i.type },
-    { header: 'REQUIRED', value: (i) => (i.required ? 'yes' : 'no') },
-  ]);
+  await writeSection(ctx, {
+    title: 'Inputs (CSV columns besides firstName, lastName, phoneNumber)',
+    key: 'inputs_definition',
+    rows: d.inputs_definition,
+    empty: '(none)',
+    columns: [
+      { header: 'ID', key: 'id', value: (i) => i.id },
+      { header: 'NAME', key: 'name', value: (i) => i.name, shrink: true },
+      { header: 'TYPE', key: 'type', value: (i) => i.type },
+      { header: 'REQUIRED', key: 'required', value: (i) => i.required, kind: 'bool' },
+    ],
+  });
 }
 
 export async function run(opts: { args: string[] }, ctx: Context): Promise<void> {

@@ -16,15 +16,17 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
   const { listDefinitions } = await import('../../api/definitions.js');
   const { items, raw } = await listDefinitions(client);
   const { writeList } = await import('../../output/writer.js');
+  // The input ids are CSV column names a coordinator types: never cut; the name gives way instead.
+  // The status is often absent from the list: a terminal then shows no STATUS column at all.
   await writeList(
     ctx,
     items,
     [
-      { header: 'ID', value: (d) => d.id },
-      { header: 'NAME', value: (d) => d.name },
-      { header: 'STATUS', value: (d) => d.status },
-      { header: 'REQUIRED INPUTS', value: (d) => d.inputs_definition.filter((i) => i.required).map((i) => i.id).join(', ') },
-      { header: 'OPTIONAL INPUTS', value: (d) => d.inputs_definition.filter((i) => !i.required).map((i) => i.id).join(', ') },
+      { header: 'ID', key: 'id', value: (d) => d.id },
+      { header: 'NAME', key: 'name', value: (d) => d.name, shrink: true },
+      { header: 'STATUS', key: 'status', value: (d) => d.status, priority: 'extra' },
+      { header: 'REQUIRED INPUTS', key: 'required_inputs', value: (d) => d.inputs_definition.filter((i) => i.required).map((i) => i.id).join(', ') },
+      { header: 'OPTIONAL INPUTS', key: 'optional_inputs', value: (d) => d.inputs_definition.filter((i) => !i.required).map((i) => i.id).join(', ') },
     ],
     raw,
   );

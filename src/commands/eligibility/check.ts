@@ -251,10 +251,10 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     ctx,
     submitted,
     [
-      { label: 'id', value: (s) => s.id },
-      { label: 'status', value: (s) => s.status },
-      { label: 'created', value: (s) => s.created_at, kind: 'datetime' },
-      { label: 'patient id', value: (s) => s.customer_patient_id },
+      { label: 'id', key: 'id', value: (s) => s.id },
+      { label: 'status', key: 'status', value: (s) => s.status },
+      { label: 'created', key: 'created_at', value: (s) => s.created_at, kind: 'datetime' },
+      { label: 'patient id', key: 'customer_patient_id', value: (s) => s.customer_patient_id },
     ],
     raw,
   );

@@ -189,9 +189,15 @@ export async function run(opts: { probe?: boolean; refresh?: boolean }, ctx: Con
   const { writeList } = await import('../../output/writer.js');
   const records = known.rows.map((r) => jsonRow(r, known));
   await writeList(ctx, records, [
-    { header: 'PAYER ID', value: (r) => r.payer_id ?? (ctx.io.isStdoutTTY ? '(unknown)' : '') },
-    { header: 'NAME', value: (r) => r.name },
-    { header: 'PART OF', value: (r) => r.parent },
+    { header: 'PAYER ID', key: 'payer_id', value: (r) => r.payer_id, display: (r) => r.payer_id ?? '(unknown)' },
+    { header: 'NAME', key: 'name', value: (r) => r.name, shrink: true },
+    { header: 'PART OF', key: 'parent', value: (r) => r.parent, shrink: true, priority: 'useful' },
   ]);
-  ctx.info(payerNote(known));
+  // A note of a few lines: wrapped at word boundaries on a terminal, not by the terminal mid-word.
+  const note = payerNote(known);
+  if (!ctx.io.isStderrTTY) ctx.info(note);
+  else {
+    const { default: wrapAnsi } = await import('wrap-ansi');
+    ctx.info(wrapAnsi(note, Math.max(20, ctx.io.columns), { hard: true }));
+  }
 }

@@ -39,10 +39,10 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     ctx,
     items,
     [
-      { header: 'ID', value: (p) => p.id },
-      { header: 'NUMBER', value: (p) => p.number },
-      { header: 'NAME', value: (p) => p.name },
-      { header: 'ASSISTANT', value: (p) => p.assistant_id },
+      { header: 'ID', key: 'id', value: (p) => p.id },
+      { header: 'NUMBER', key: 'number', value: (p) => p.number },
+      { header: 'NAME', key: 'name', value: (p) => p.name, shrink: true },
+      { header: 'ASSISTANT', key: 'assistant_id', value: (p) => p.assistant_id },
     ],
     raw,
   );

@@ -30,9 +30,10 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     key: p.apiKey ? maskKey(p.apiKey) : null,
   }));
   await writeList(ctx, rows, [
-    { header: 'ACTIVE', value: (r) => (r.active ? '*' : '') },
-    { header: 'NAME', value: (r) => r.name, style: (t, r, c) => (r.active ? c.bold(t) : t) },
-    { header: 'BASE URL', value: (r) => r.base_url },
-    { header: 'KEY', value: (r) => r.key },
+    // Piped and in csv `true`/`false`; a `*` on a terminal.
+    { header: 'ACTIVE', key: 'active', value: (r) => r.active, display: (r) => (r.active ? '*' : '') },
+    { header: 'NAME', key: 'name', value: (r) => r.name, style: (t, r, c) => (r.active ? c.bold(t) : t) },
+    { header: 'BASE URL', key: 'base_url', value: (r) => r.base_url, shrink: true },
+    { header: 'KEY', key: 'key', value: (r) => r.key },
   ]);
 }

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { action, examples } from '../../command.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { SequenceRecord } from '../../api/sequences.js';
+import type { Field } from '../../output/writer.js';
 
 export function register(parent: Command): void {
   parent
@@ -23,50 +25,65 @@ export async function run(opts: { args: string[]; metrics?: boolean }, ctx: Cont
   const client = await ctx.client();
   const { getSequence } = await import('../../api/sequences.js');
   const { sequence: s, raw } = await getSequence(client, id, Boolean(opts.metrics));
-  const { writeRecord, writeList, writeHeading } = await import('../../output/writer.js');
+  const { writeRecord, writeSection } = await import('../../output/writer.js');
   await writeRecord(
     ctx,
     s,
     [
-      { label: 'id', value: (x) => x.id },
-      { label: 'status', value: (x) => x.status },
-      { label: 'type', value: (x) => x.type },
-      { label: 'definition', value: (x) => x.sequence_definition_id },
-      { label: 'patient', value: (x) => x.patient_id },
-      { label: 'current step', value: (x) => x.current_step },
-      { label: 'next activity', value: (x) => x.next_activity, kind: 'datetime' },
-      { label: 'outcome', value: (x) => x.outcome },
-      { label: 'ended reason', value: (x) => x.ended_reason_v2 ?? x.ended_reason },
-      { label: 'contact reached', value: (x) => x.was_contact_reached, kind: 'bool' },
-      { label: 'inputs', value: (x) => (Array.isArray(x.inputs) ? x.inputs.map((i) => `${i.name ?? i.id}=${i.value ?? ''}`).join(', ') : '') },
-      { label: 'last updated', value: (x) => x.last_updated, kind: 'datetime' },
+      { label: 'id', key: 'id', value: (x) => x.id },
+      { label: 'status', key: 'status', value: (x) => x.status },
+      { label: 'type', key: 'type', value: (x) => x.type },
+      { label: 'definition', key: 'sequence_definition_id', value: (x) => x.sequence_definition_id },
+      { label: 'patient', key: 'patient_id', value: (x) => x.patient_id },
+      { label: 'current step', key: 'current_step', value: (x) => x.current_step },
+      { label: 'next activity', key: 'next_activity', value: (x) => x.next_activity, kind: 'datetime' },
+      { label: 'outcome', key: 'outcome', value: (x) => x.outcome },
+      { label: 'ended reason', key: endedReasonKey(s), value: (x) => x.ended_reason_v2 ?? x.ended_reason },
+      { label: 'contact reached', key: 'was_contact_reached', value: (x) => x.was_contact_reached, kind: 'bool' },
+      ...inputFields(s),
+      { label: 'last updated', key: 'last_updated', value: (x) => x.last_updated, kind: 'datetime' },
     ],
     raw,
   );
-  if (ctx.globals.format !== 'table') return;
   const steps = Array.isArray(s.steps) ? s.steps : [];
-  if (steps.length) {
-    await writeHeading(ctx, 'Steps');
-    await writeList(ctx, steps, [
-      { header: 'STEP', value: (x) => (x as { order?: number }).order ?? x.id },
-      { header: 'TYPE', value: (x) => x.type },
-      { header: 'STATUS', value: (x) => x.status },
-      { header: 'SCHEDULED', value: (x) => x.scheduled_at, kind: 'datetime' },
-      { header: 'TO', value: (x) => x.destination_number },
-      { header: 'ASSISTANT', value: (x) => x.voice_assistant_id },
-    ]);
-  }
+  await writeSection(ctx, {
+    title: 'Steps',
+    key: 'steps',
+    rows: steps,
+    columns: [
+      { header: 'STEP', key: 'order', value: (x) => (x as { order?: number }).order ?? x.id },
+      { header: 'TYPE', key: 'type', value: (x) => x.type },
+      { header: 'STATUS', key: 'status', value: (x) => x.status },
+      { header: 'SCHEDULED', key: 'scheduled_at', value: (x) => x.scheduled_at, kind: 'datetime' },
+      { header: 'TO', key: 'destination_number', value: (x) => x.destination_number },
+      { header: 'ASSISTANT', key: 'voice_assistant_id', value: (x) => x.voice_assistant_id, priority: 'useful' },
+    ],
+  });
   if (opts.metrics) {
-    const outreach = Array.isArray(s.outreach) ? s.outreach : [];
-    await writeHeading(ctx, 'Outreach');
-    if (!outreach.length) ctx.io.out('(none yet)\n');
-    else
-      await writeList(ctx, outreach, [
-        { header: 'STEP', value: (x) => x.step },
-        { header: 'TYPE', value: (x) => x.type },
-        { header: 'CALL', value: (x) => x.call_record_id },
-        { header: 'MESSAGES', value: (x) => x.messaging_encounter_id },
-        { header: 'ANALYSIS', value: (x) => (x.analysis ? JSON.stringify(x.analysis) : '') },
-      ]);
+    await writeSection(ctx, {
+      title: 'Outreach',
+      key: 'outreach',
+      rows: Array.isArray(s.outreach) ? s.outreach : [],
+      empty: '(none yet)',
+      columns: [
+        { header: 'STEP', key: 'step', value: (x) => x.step },
+        { header: 'TYPE', key: 'type', value: (x) => x.type },
+        { header: 'CALL', key: 'call_record_id', value: (x) => x.call_record_id },
+        { header: 'MESSAGES', key: 'messaging_encounter_id', value: (x) => x.messaging_encounter_id },
+        { header: 'ANALYSIS', key: 'analysis', value: (x) => x.analysis, shrink: true, priority: 'useful' },
+      ],
+    });
   }
+}
+
+/** The key the ended reason came from: the service's newer field when it sent it. */
+function endedReasonKey(s: SequenceRecord): string {
+  return s.ended_reason_v2 !== undefined && s.ended_reason_v2 !== null ? 'ended_reason_v2' : 'ended_reason';
+}
+
+/** Each input on its own line (`inputs.<name>` piped), so a long list wraps by input, not mid-name. */
+function inputFields(s: SequenceRecord): Field<SequenceRecord>[] {
+  const inputs = Array.isArray(s.inputs) ? s.inputs : [];
+  if (!inputs.length) return [{ label: 'inputs', key: 'inputs', value: () => '' }];
+  return inputs.map((i, n) => ({ label: n === 0 ? 'inputs' : '', key: `inputs.${i.id ?? i.name}`, value: () => i.value, display: () => `${i.id ?? i.name}=${i.value ?? ''}` }));
 }

@@ -19,12 +19,13 @@ export async function run(_opts: object, ctx: Context): Promise<void> {
     ctx,
     items,
     [
-      { header: 'ID', value: (m) => m.id },
-      { header: 'STATUS', value: (m) => m.status },
-      { header: 'CREATED', value: (m) => m.created_at, kind: 'datetime' },
-      { header: 'UPDATED', value: (m) => m.last_updated, kind: 'datetime' },
-      { header: 'OUTREACH', value: (m) => (Array.isArray(m.outreach) ? m.outreach.length : 0) },
-      { header: 'CALLS', value: (m) => (Array.isArray(m.outreach) ? m.outreach.filter((x) => (x as { type?: string }).type === 'call').length : 0) },
+      { header: 'ID', key: 'id', value: (m) => m.id },
+      { header: 'STATUS', key: 'status', value: (m) => m.status },
+      { header: 'CREATED', key: 'created_at', value: (m) => m.created_at, kind: 'datetime', priority: 'useful' },
+      { header: 'UPDATED', key: 'last_updated', value: (m) => m.last_updated, kind: 'datetime' },
+      // Counts of the outreach list (csv: outreach_count, calls_count; -o json has the list itself).
+      { header: 'OUTREACH', key: 'outreach_count', value: (m) => (Array.isArray(m.outreach) ? m.outreach.length : 0) },
+      { header: 'CALLS', key: 'calls_count', value: (m) => (Array.isArray(m.outreach) ? m.outreach.filter((x) => (x as { type?: string }).type === 'call').length : 0) },
     ],
     raw,
   );

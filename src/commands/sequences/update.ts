@@ -33,11 +33,11 @@ export async function run(opts: { args: string[]; input: string }, ctx: Context)
     ctx,
     sequence ?? { id },
     [
-      { label: 'id', value: (x) => x.id },
-      { label: 'status', value: (x) => (x as { status?: string }).status },
-      { label: 'name', value: (x) => (x as { name?: string }).name },
-      { label: 'steps', value: (x) => { const st = (x as { steps?: unknown[] }).steps; return Array.isArray(st) ? st.length : ''; } },
-      { label: 'last updated', value: (x) => (x as { last_updated?: string }).last_updated, kind: 'datetime' },
+      { label: 'id', key: 'id', value: (x) => x.id },
+      { label: 'status', key: 'status', value: (x) => (x as { status?: string }).status },
+      { label: 'name', key: 'name', value: (x) => (x as { name?: string }).name },
+      { label: 'steps', key: 'steps_count', value: (x) => { const st = (x as { steps?: unknown[] }).steps; return Array.isArray(st) ? st.length : ''; } },
+      { label: 'last updated', key: 'last_updated', value: (x) => (x as { last_updated?: string }).last_updated, kind: 'datetime' },
     ],
     raw,
   );

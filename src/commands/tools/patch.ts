@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { CliError, UsageError, ValidationError } from '../../errors.js';
 import type { Tool, ToolFunction, ToolUpdate } from '../../api/types.js';
 import { readJsonArgument } from '../../input.js';
-import { writeHeading, writeList, writeRecord, type Column, type Field } from '../../output/writer.js';
+import { writeList, writeRecord, writeSection, type Column, type Field } from '../../output/writer.js';
 import { checkToolFunction } from './checkFunction.js';
 import { terminalSafe } from '../../output/safe.js';
 
@@ -54,20 +54,20 @@ function parameterRows(fn: ToolFunction | undefined): ParamRow[] {
 }
 
 const FIELDS: Field<Tool>[] = [
-  { label: 'id', value: (t) => t.id },
-  { label: 'type', value: (t) => t.type },
-  { label: 'name', value: (t) => t.function?.name },
-  { label: 'description', value: (t) => t.function?.description },
-  { label: 'async', value: (t) => t.async, kind: 'bool' },
-  { label: 'strict', value: (t) => t.function?.strict, kind: 'bool' },
-  { label: 'updated', value: (t) => t.updatedAt, kind: 'datetime' },
+  { label: 'id', key: 'id', value: (t) => t.id },
+  { label: 'type', key: 'type', value: (t) => t.type },
+  { label: 'name', key: 'function.name', value: (t) => t.function?.name },
+  { label: 'description', key: 'function.description', value: (t) => t.function?.description },
+  { label: 'async', key: 'async', value: (t) => t.async, kind: 'bool' },
+  { label: 'strict', key: 'function.strict', value: (t) => t.function?.strict, kind: 'bool' },
+  { label: 'updated', key: 'updatedAt', value: (t) => t.updatedAt, kind: 'datetime' },
 ];
 
 const PARAM_COLUMNS: Column<ParamRow>[] = [
-  { header: 'PARAMETER', value: (r) => r.name },
-  { header: 'TYPE', value: (r) => r.type },
-  { header: 'REQUIRED', value: (r) => r.required, kind: 'bool' },
-  { header: 'DESCRIPTION', value: (r) => r.description },
+  { header: 'PARAMETER', key: 'name', value: (r) => r.name },
+  { header: 'TYPE', key: 'type', value: (r) => r.type },
+  { header: 'REQUIRED', key: 'required', value: (r) => r.required, kind: 'bool' },
+  { header: 'DESCRIPTION', key: 'description', value: (r) => r.description, shrink: true },
 ];
 
 export async function run(opts: Options, ctx: Context): Promise<void> {
@@ -126,13 +126,8 @@ export async function run(opts: Options, ctx: Context): Promise<void> {
     return;
   }
   await writeRecord(ctx, tool, FIELDS, raw);
-  if (format !== 'table') return;
-  await writeHeading(ctx, 'Parameters');
-  if (params.length === 0) {
-    if (ctx.io.isStdoutTTY) ctx.io.out('(none)\n');
-    return;
-  }
-  await writeList(ctx, params, PARAM_COLUMNS, params);
+  // Piped: `function.parameters.<n>.name` and so on, one parameter after the other.
+  await writeSection(ctx, { title: 'Parameters', key: 'function.parameters', rows: params, columns: PARAM_COLUMNS, empty: '(none)' });
 }
 
 /**
