@@ -46,8 +46,21 @@ export function layoutTable(columns: TableColumn[], width: number): TableLayout 
   const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + GAP * Math.max(0, ws.length - 1);
 
   for (;;) {
-    const comfortable = shown.map((i) => (columns[i]!.shrink ? Math.max(floor[i]!, Math.min(natural[i]!, COMFORTABLE)) : natural[i]!));
-    if (total(comfortable) <= width) {
+    const comfortableOf = (set: number[]) =>
+      set.map((i) => (columns[i]!.shrink ? Math.max(floor[i]!, Math.min(natural[i]!, COMFORTABLE)) : natural[i]!));
+    if (total(comfortableOf(shown)) <= width) {
+      // A narrow column hidden before a wide one may fit again now that the wide one is gone:
+      // given back in priority order (useful before extra), leftmost first.
+      for (const p of [...DROP_ORDER].reverse()) {
+        for (const i of [...hidden].sort((a, b) => a - b)) {
+          if (columns[i]!.priority !== p) continue;
+          const candidate = [...shown, i].sort((a, b) => a - b);
+          if (total(comfortableOf(candidate)) > width) continue;
+          shown = candidate;
+          hidden.splice(hidden.indexOf(i), 1);
+        }
+      }
+      const comfortable = comfortableOf(shown);
       return { shown, widths: squeeze(shown.map((i) => natural[i]!), comfortable, width, total), hidden: hidden.sort((a, b) => a - b) };
     }
     const victim = dropCandidate(columns, shown);
