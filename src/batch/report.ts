@@ -101,11 +101,11 @@ export async function report(
   }
   if (fmt === 'csv' || fmt === 'tsv') {
     const { writeList } = await import('../output/writer.js');
-    await writeList(ctx, checks.problems, [
-      { header: 'LINE', value: (p) => (p.line === null ? '-' : p.line) },
-      { header: 'FIELD', value: (p) => p.field },
-      { header: 'PROBLEM', value: (p) => `${p.severity === 'warning' ? 'warning: ' : ''}${p.message}` },
-    ]);
+    // The same fields as -o json's problems, named alike (a script reads either the same way).
+    const records = checks.problems.map(jsonProblem);
+    type Row = (typeof records)[number];
+    const column = (key: keyof Row) => ({ header: key.toUpperCase(), key, value: (p: Row) => p[key] });
+    await writeList(ctx, records, [column('line'), column('field'), column('severity'), column('message'), column('code'), column('source')]);
   }
   if (ctx.globals.quiet) {
     if (st && !ctx.globals.formatExplicit) for (const id of st.created.values()) if (id !== null) ctx.io.out(`${id}\n`);

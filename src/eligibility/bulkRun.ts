@@ -168,7 +168,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       await writeList(
         ctx,
         records,
-        RESULT_COLUMNS.map((c) => ({ header: c.toUpperCase().replace('_', ' '), value: (r: Record<string, unknown>) => r[c], kind: c === 'active_today' ? ('bool' as const) : undefined })),
+        RESULT_COLUMNS.map((c) => ({ header: c.toUpperCase().replace(/_/g, ' '), key: c, value: (r: Record<string, unknown>) => r[c], kind: c === 'active_today' ? ('bool' as const) : undefined })),
         records,
       );
     }

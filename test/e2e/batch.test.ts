@@ -180,7 +180,7 @@ describe('validate-only', () => {
 
     const tsv = await runCli(['sequences', 'batch', 'fixtures/patients-with-mistakes.csv', '--definition', '1', '--validate-only', '-o', 'tsv'], { env: sbx.env(tmp.dir) });
     expect(tsv.code).toBe(3);
-    expect(tsv.stdout.split('\n').slice(0, 2)).toEqual(['LINE\tFIELD\tPROBLEM', '3\tfirstName\tfirst name is empty']);
+    expect(tsv.stdout.split('\n').slice(0, 2)).toEqual(['line\tfield\tseverity\tmessage\tcode\tsource', '3\tfirstName\terror\tfirst name is empty\trequired\tlocal']);
   });
 
   it('a duplicate phone number is named by the line of its first occurrence, not a place in the chunk', async () => {
