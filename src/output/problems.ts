@@ -9,6 +9,7 @@
 //   - at most a screenful on a terminal, then "and N more problems (where every row is)";
 //   - every line wrapped at word boundaries to the width, continuation lines indented.
 import stringWidth from 'string-width';
+import { truncate } from './width.js';
 import wrapAnsi from 'wrap-ansi';
 import type { Io } from '../io.js';
 import type { Format } from './format.js';
@@ -179,13 +180,7 @@ function quote(value: string): string {
 
 /** Text cut to `max` display columns with "…" (string-width: CJK and emoji count double). */
 export function clip(text: string, max: number): string {
-  if (stringWidth(text) <= max) return text;
-  let out = '';
-  for (const ch of text) {
-    if (stringWidth(out + ch) > max - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
+  return truncate(text, max);
 }
 
 /**

@@ -4,6 +4,7 @@
 // Io decides: src/io.ts); redrawn at most 10 times a second, sized to the terminal with string-width,
 // and cleared when done, so nothing of it stays on screen: the command prints its own summary.
 import stringWidth from 'string-width';
+import { truncate } from './width.js';
 import { plural } from './plural.js';
 import { terminalSafe } from './safe.js';
 
@@ -123,7 +124,7 @@ export class StatusLine {
       const text = terminalSafe(status(now));
       // A request being retried holds the run up: the status takes the place of the count, rate and
       // time left (a count beside it would come and go as the countdown's width changes).
-      return run ? fit({ label: run.o.label, count: '', status: text }, width) : cut(text, width);
+      return run ? fit({ label: run.o.label, count: '', status: text }, width) : truncate(text, width);
     }
     return run ? fit(lineOf(run, now), width) : '';
   }
@@ -224,7 +225,7 @@ function fit(line: Line, width: number): string {
   const full = line.label;
   const shortenLabel = (min: number) => {
     const over = stringWidth(layout(line)) - width;
-    if (over > 0) line.label = min === 0 && stringWidth(line.label) - over < 2 ? '' : cut(full, Math.max(min, stringWidth(line.label) - over));
+    if (over > 0) line.label = min === 0 && stringWidth(line.label) - over < 2 ? '' : truncate(full, Math.max(min, stringWidth(line.label) - over));
   };
   const steps = [
     () => shortenLabel(Math.min(LABEL_MIN, stringWidth(full))),
@@ -240,7 +241,7 @@ function fit(line: Line, width: number): string {
   }
   const room = width - stringWidth(layout(line)) - 2;
   if (line.fraction !== undefined && room >= BAR_MIN) line.barWidth = Math.min(BAR_WIDTH, room);
-  return cut(layout(line), width);
+  return truncate(layout(line), width);
 }
 
 /** `12s`, `4m 05s`, `2h 10m`. */
@@ -251,14 +252,3 @@ export function formatLeft(seconds: number): string {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** `text` cut to `width` columns with an ellipsis. */
-export function cut(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
-  if (width <= 1) return width === 1 ? '…' : '';
-  let out = '';
-  for (const ch of text) {
-    if (stringWidth(out + ch) > width - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
-}

@@ -7,6 +7,9 @@
 //    rightmost first, when the rest would not fit.
 // One line per record, always; widths are display columns (string-width: CJK and emoji count 2).
 import stringWidth from 'string-width';
+import { truncate } from './width.js';
+
+export { padEnd, truncate } from './width.js';
 
 export type Priority = 'essential' | 'useful' | 'extra';
 
@@ -99,28 +102,6 @@ function squeeze(wants: number[], floor: number[], width: number, total: (ws: nu
     widths[widest] = widths[widest]! - Math.max(1, Math.min(over, widths[widest]! - target));
   }
   return widths;
-}
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** Text cut to `width` display columns, ending in `…` when cut (never splits a character or an emoji). */
-export function truncate(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
-  if (width <= 0) return '';
-  let out = '';
-  let used = 0;
-  for (const { segment } of segmenter.segment(text)) {
-    const w = stringWidth(segment);
-    if (used + w > width - 1) break;
-    out += segment;
-    used += w;
-  }
-  return `${out}…`;
-}
-
-/** Text padded with spaces to `width` display columns. */
-export function padEnd(text: string, width: number): string {
-  return text + ' '.repeat(Math.max(0, width - stringWidth(text)));
 }
 
 export interface RenderOptions {

@@ -1,22 +1,12 @@
 // Fitting a listener line to the terminal's width, measured in columns (string-width: CJK and emoji
 // take two), never in UTF-16 units. Pure.
 import stringWidth from 'string-width';
-
-const segmenter = new Intl.Segmenter();
+import { truncate } from '../output/width.js';
 
 /** The text cut to at most `columns` terminal columns, ending in "…" when cut; whole graphemes only. */
 export function clipToWidth(text: string, columns: number): string {
-  if (stringWidth(text) <= columns) return text;
-  if (columns <= 0) return '';
-  let out = '';
-  let used = 0;
-  for (const { segment } of segmenter.segment(text)) {
-    const w = stringWidth(segment);
-    if (used + w > columns - 1) break;
-    out += segment;
-    used += w;
-  }
-  return `${out.trimEnd()}…`;
+  const cut = truncate(text, columns);
+  return cut === text ? text : `${cut.slice(0, -1).trimEnd()}…`;
 }
 
 /** A piece of a line. `key` is never cut; `free` text is clipped first; `extra` is left out next. */
