@@ -102,6 +102,8 @@ interface Report {
   /** Our own "error:" in red. */
   color: boolean;
   stderr: IoStreams['stderr'];
+  /** Lays a message's lines out for a terminal (wrapped at words); none when stderr is not one. */
+  fit?: (text: string) => string;
 }
 
 // Messages, hints and details may carry the service's words or a file's values: whatever reaches
@@ -117,9 +119,10 @@ function printError(err: CliError, opts: Report, stack?: string, hint = err.hint
   } else {
     const red = (s: string) => (opts.color ? `\u001b[31m${s}\u001b[39m` : s);
     // The user's own Ctrl-C is no error: said plainly, with what it left behind.
-    if (err instanceof InterruptedError) write(`${safe(err.message)}\n`);
-    else write(`${red('error:')} ${safe(err.message)}\n`);
-    if (hint) write(`${safe(hint)}\n`);
+    const fit = opts.fit ?? ((t: string) => t);
+    if (err instanceof InterruptedError) write(`${fit(safe(err.message))}\n`);
+    else write(`${red('error:')}${fit(`error: ${safe(err.message)}`).slice('error:'.length)}\n`);
+    if (hint) write(`${fit(safe(hint))}\n`);
   }
   if (opts.debug && stack) write(`${safe(stack)}\n`);
   // A body that was not JSON (a proxy's HTML page) is summarised in the message; --debug shows it,
@@ -187,7 +190,7 @@ export async function main(argv: string[], opts: MainOptions): Promise<number> {
       if (leftEarly) return ExitCode.interrupted;
       const { settingsHint } = await import('./help/hints.js');
       const hint = err instanceof CliError ? await settingsHint(err, invocation.current) : undefined;
-      return handleError(err, report, hint);
+      return handleError(err, { ...report, fit: await terminalFit(report) }, hint);
     } finally {
       const current = invocation.current as (Invocation['current'] & { closeClients?: () => Promise<void> }) | undefined;
       await current?.closeClients?.();
@@ -198,6 +201,23 @@ export async function main(argv: string[], opts: MainOptions): Promise<number> {
   } finally {
     opts.signal?.removeEventListener('abort', onInterrupt);
   }
+}
+
+/**
+ * On a terminal, an error's lines are wrapped at words with a hanging indent rather than cut by the
+ * terminal mid-word. A line holding a command (`outreach …`) is left whole: broken at a space, a
+ * pasted command would run its first half.
+ */
+async function terminalFit(report: Report): Promise<Report['fit']> {
+  const stderr = report.stderr as { isTTY?: boolean; columns?: number };
+  if (report.json || !stderr.isTTY) return undefined;
+  const { wrapLine } = await import('./output/problems.js');
+  const width = Math.max(40, (stderr.columns || 80) - 1);
+  return (text) =>
+    text
+      .split('\n')
+      .flatMap((line) => (/(^|\s)outreach\s/.test(line) ? [line] : wrapLine(line, width, '  ')))
+      .join('\n');
 }
 
 function handleError(err: unknown, opts: Report, hint?: string): number {

@@ -422,7 +422,7 @@ function isThisMachine(url: URL): boolean {
 function startSandboxHint(url: URL): string {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const sandbox = port === new URL(DEFAULT_BASE_URL).port ? 'outreach sandbox' : `outreach sandbox --port ${port}`;
-  return `Nothing listens there. To use the local sandbox, start it in another terminal: ${sandbox}`;
+  return `Nothing listens there. To use the local sandbox, start it in another terminal:\n  ${sandbox}`;
 }
 
 function parseBody<T>(text: string, status: number, method: string, url: URL): T {

@@ -135,7 +135,7 @@ describe('a refused connection on this machine', () => {
       const r = await runCli(['health', '--base-url', `http://${host}:${port}/v1`], { env });
       expect(r.code).toBe(6);
       expect(r.stderr).toContain('refused the connection');
-      expect(r.stderr).toContain(`start it in another terminal: outreach sandbox --port ${port}`);
+      expect(r.stderr).toContain(`start it in another terminal:\n  outreach sandbox --port ${port}\n`);
     }
   });
 });

@@ -1,6 +1,7 @@
 // main(argv, {io, env, clock, signal}) in this process: the exit code is its return value, nothing
 // reaches the real process streams or comes from the real environment, waits run on the given clock,
 // and two runs at once share nothing (each its own env, streams, clock and Ctrl-C).
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBufferStreams } from '../../src/io.js';
 import { main } from '../../src/main.js';
@@ -119,5 +120,39 @@ describe('main in process', () => {
       await slow.close();
       other.cleanup();
     }
+  });
+});
+
+describe('an error on a terminal', () => {
+  const onTerminal = async (argv: string[], env: Record<string, string> = {}) => {
+    const buffers = createBufferStreams();
+    Object.assign(buffers.streams.stderr, { isTTY: true, columns: 80 });
+    const code = await main(argv, { io: buffers.streams, env: { ...baseEnv(tmp.dir), ...env }, clock: virtualClock() });
+    // What stays on screen: a transient status line (a retry's) is cleared by \r and ESC[2K.
+    const lines = buffers.stderr().split('\n').map((l) => l.split('\u001b[2K').at(-1)!.split('\r').at(-1)!);
+    return { code, lines: lines.filter(Boolean) };
+  };
+
+  it('is wrapped at words within 80 columns, continuation lines indented', async () => {
+    const { code, lines } = await onTerminal(['calls', 'list', '--since', 'the day after the last appointment of the year']);
+    expect(code).toBe(2);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines[0]).toMatch(/^error: Invalid --since "the day after/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(79);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}\S/);
+    // Nothing lost or cut inside a word: the words read back as the one message.
+    expect(lines.map((l) => l.trim()).join(' ')).toContain('or a relative form (30m, 12h, 2d, 1w, today, yesterday).');
+  });
+
+  it('keeps a line holding a command whole (a command broken at a space would run its first half)', async () => {
+    // A port nothing listens on: the refused connection's hint names the command to start the sandbox.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const { lines } = await onTerminal(['--base-url', `http://127.0.0.1:${port}/v1`, 'calls', 'list'], { OUTREACH_API_KEY: 'test-key-0123456789' });
+    const withCommand = lines.find((l) => /outreach sandbox/.test(l));
+    expect(withCommand).toBe(`  outreach sandbox --port ${port}`);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(79);
   });
 });
