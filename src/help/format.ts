@@ -1,8 +1,54 @@
 // Help text laid out at help time for the width of the run's terminal: our own paragraphs (written
 // hard-wrapped in the source) are re-flowed, indented lines keep their indent, and example commands
 // are broken only between arguments, with a shell line continuation so they still run when pasted.
-import stringWidth from 'string-width';
-import wrapAnsi from 'wrap-ansi';
+import { eastAsianWidth } from 'get-east-asian-width';
+
+// Help is laid out with a width table and a plain word wrap, not string-width and wrap-ansi: those
+// build an Intl.Segmenter when loaded (about 40 ms, a third of a bare `outreach --help`), and help
+// is our own text, without colour codes or emoji sequences. CJK still counts two columns.
+
+/** Display width of help text: two columns for East Asian wide characters, one for the rest. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += eastAsianWidth(ch.codePointAt(0)!);
+  return width;
+}
+
+/**
+ * Plain text wrapped at spaces to `width` columns, as wrap-ansi's `{ hard: true, trim: true }` does:
+ * runs of spaces inside a line kept (aligned columns), none at a line's ends, a word wider than a
+ * line broken.
+ */
+function wrapWords(text: string, width: number): string {
+  const lines: string[] = [];
+  let line: string | undefined;
+  const end = () => {
+    if (line !== undefined) lines.push(line.trimEnd());
+    line = undefined;
+  };
+  for (let word of text.split(' ')) {
+    if (line === undefined && word === '') continue;
+    while (displayWidth(word) > width) {
+      end();
+      let head = '';
+      for (const ch of word) {
+        if (displayWidth(head + ch) > width) break;
+        head += ch;
+      }
+      lines.push(head);
+      word = word.slice(head.length);
+    }
+    if (word === '' && line === undefined) continue;
+    const candidate = line === undefined ? word : `${line} ${word}`;
+    if (displayWidth(candidate) <= width) line = candidate;
+    else {
+      end();
+      line = word || undefined;
+    }
+  }
+  end();
+  return lines.join('\n');
+}
 
 /** Help's width: the terminal's columns, else COLUMNS, else 80 (a file or a pager). */
 export function helpWidthOf(stream: unknown, env: NodeJS.ProcessEnv): number {
@@ -24,7 +70,7 @@ export function reflowHelpText(text: string, width: number): string {
   const out: string[] = [];
   let paragraph: string | undefined;
   const flush = () => {
-    if (paragraph !== undefined) out.push(wrapAnsi(paragraph, width, { hard: true, trim: true }));
+    if (paragraph !== undefined) out.push(wrapWords(paragraph, width));
     paragraph = undefined;
   };
   for (const line of text.split('\n')) {
@@ -56,7 +102,7 @@ function opensSentence(before: string, line: string): boolean {
 /** An indented line wrapped within the width, its continuation lines under its first word. */
 function indented(line: string, width: number): string {
   const indent = /^\s*/.exec(line)![0];
-  const wrapped = wrapAnsi(line.trim(), Math.max(20, width - indent.length), { hard: true, trim: true });
+  const wrapped = wrapWords(line.trim(), Math.max(20, width - indent.length));
   return wrapped
     .split('\n')
     .map((l) => indent + l)
@@ -71,7 +117,7 @@ function indented(line: string, width: number): string {
 export function exampleLines(indent: string, command: string, width: number): string[] {
   const prompt = `${indent}$ `;
   const whole = `${prompt}${command}`;
-  if (stringWidth(whole) <= width) return [whole];
+  if (displayWidth(whole) <= width) return [whole];
   const commentAt = command.search(/\s+# /);
   if (commentAt > 0) {
     const comment = command.slice(commentAt).trim();
@@ -79,7 +125,7 @@ export function exampleLines(indent: string, command: string, width: number): st
   }
   const words = withValues(command.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [command]);
   const next = `${indent}${CONTINUATION_INDENT}`;
-  const fits = (line: string) => stringWidth(line) <= width;
+  const fits = (line: string) => displayWidth(line) <= width;
   const lines: string[] = [];
   let current = prompt + words[0];
   for (const word of words.slice(1)) {
@@ -141,9 +187,4 @@ function jsonPieces(word: string): string[] {
   }
   pieces.push(word.slice(start));
   return pieces;
-}
-
-/** Display width of help text (CJK and emoji count as two columns), colour codes ignored. */
-export function displayWidth(text: string): number {
-  return stringWidth(text);
 }
