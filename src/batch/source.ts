@@ -6,9 +6,9 @@ import { headersHash } from './journal.js';
 import type { BatchOptions } from './types.js';
 
 export async function openFile(o: BatchOptions): Promise<CsvFile> {
-  const { openCsv, CsvFormatError } = await import('../csv/reader.js');
+  const [{ openPatientFile }, { CsvFormatError }] = await Promise.all([import('../csv/open.js'), import('../csv/reader.js')]);
   try {
-    return await openCsv(o.file, { delimiter: o.delimiter });
+    return await openPatientFile(o.file, { delimiter: o.delimiter });
   } catch (err) {
     if (err instanceof CsvFormatError) throw new UsageError(err.message);
     throw err;

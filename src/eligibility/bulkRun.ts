@@ -33,8 +33,9 @@ export interface BulkOptions {
 const WINDOW = 512;
 
 export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> {
-  const [{ openCsv, CsvFormatError }, headers, results, { FIELDS }] = await Promise.all([
+  const [{ CsvFormatError }, { openPatientFile }, headers, results, { FIELDS }] = await Promise.all([
     import('../csv/reader.js'),
+    import('../csv/open.js'),
     import('../csv/headers.js'),
     import('../csv/results.js'),
     import('./request.js'),
@@ -50,7 +51,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
   // 1. The header.
   let file;
   try {
-    file = await openCsv(o.csv);
+    file = await openPatientFile(o.csv);
   } catch (err) {
     if (err instanceof CsvFormatError) throw new UsageError(err.message);
     throw err;
