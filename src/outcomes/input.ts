@@ -42,6 +42,8 @@ export async function readInput(ctx: Context, o: InputOptions, fates: BatchFates
   }
   const journal = fates.source.journal;
   const rows: InputRow[] = [];
+  // One iterator, closed on any error (a file stopped early releases its stream).
+  const iterator = csv.rows[Symbol.asyncIterator]();
   try {
     const { headersHash } = await import('../batch/journal.js');
     if (fates.begin && fates.begin.headers !== headersHash(csv.headers)) {
@@ -49,9 +51,9 @@ export async function readInput(ctx: Context, o: InputOptions, fates: BatchFates
     }
     const people = await matchPeople(o, csv.headers, csv.headerLine, fates.phones.size > 0);
     const check = fates.phones.size > 0 ? await phoneCheck(ctx, o, fates, people.phoneNumber!.index) : undefined;
-    for await (const row of csv.rows) {
-      check?.(row.line, row.values);
-      rows.push({ line: row.line, values: row.values });
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      check?.(next.value.line, next.value.values);
+      rows.push({ line: next.value.line, values: next.value.values });
     }
     const seen = new Set(rows.map((r) => r.line));
     const missing = [...fates.phones.keys(), ...fates.created.keys(), ...fates.resultLines].find((l) => !seen.has(l));
@@ -60,7 +62,7 @@ export async function readInput(ctx: Context, o: InputOptions, fates: BatchFates
     }
     return { headers: csv.headers, rows, people };
   } catch (err) {
-    await csv.rows[Symbol.asyncIterator]().return?.();
+    await iterator.return?.();
     if (err instanceof CsvFormatError) throw new UsageError(err.message);
     throw err;
   }

@@ -93,9 +93,10 @@ export async function readFates(source: BatchSource): Promise<BatchFates> {
   const fates: BatchFates = { source, created: new Map(), statuses: new Map(), phones: new Map(), resultLines: new Set() };
   const listed = source.results ? await readResults(source.results) : [];
   for (const r of listed) fates.resultLines.add(r.line);
-  if (source.journal) {
-    const { readJournal, replay } = await import('../batch/journal.js');
-    const records = await readJournal(source.journal);
+  const { readJournal, replay } = await import('../batch/journal.js');
+  // An empty journal says nothing: the results file, when there is one, then speaks alone.
+  const records = source.journal ? await readJournal(source.journal) : undefined;
+  if (source.journal && (records || !source.results)) {
     const state = replay(records ?? []);
     fates.begin = state.begin;
     fates.created = state.created;

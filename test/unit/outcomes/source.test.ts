@@ -117,6 +117,12 @@ describe('readFates', () => {
     }
   });
 
+  it('reads the results file alone when the journal beside it is empty', async () => {
+    const fates = await readFates({ journal: write('r.csv.journal.ndjson', ''), results: write('r.csv', RESULTS_CSV) });
+    expect([...fates.created.keys()]).toEqual([2, 3]);
+    expect(fates.begin).toBeUndefined();
+  });
+
   it('refuses a file that is not a results file, naming it', async () => {
     const err = await usageError(readFates({ results: write('r.csv', 'First Name,Phone\nAna,1\n') }));
     expect(err.message).toMatch(/r\.csv has no line and status columns/);
