@@ -3,7 +3,9 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { barChart, barText } from '../../../src/outcomes/chart.js';
-import { countsLine, summaryBars, type SummaryRow } from '../../../src/outcomes/summary.js';
+import { countsLine, printSummary, summaryBars, type SummaryRow } from '../../../src/outcomes/summary.js';
+import type { Context } from '../../../src/context.js';
+import { createTestIo } from '../../../src/io.js';
 
 const widthOf = (lines: string[]) => Math.max(...lines.map((l) => stringWidth(l)));
 
@@ -106,5 +108,52 @@ describe('countsLine and summaryBars', () => {
     const { outcomes } = summaryBars(many, 4);
     expect(outcomes.map((b) => b.label)).toEqual(['o00', 'o01', 'o02', '(9 others)']);
     expect(outcomes[3]!.count).toBe(9);
+  });
+});
+
+describe('printSummary', () => {
+  const rows: SummaryRow[] = [
+    ...Array.from({ length: 18 }, () => ({ created: true, result: 'completed' as const, outcome: 'appointment-confirmed' })),
+    ...Array.from({ length: 6 }, () => ({ created: true, result: 'not-reached' as const, outcome: 'voicemail\u001b[31m' })),
+    { created: true, result: 'callback-requested' as const, outcome: 'callback-requested' },
+    { created: false, result: 'invalid' as const },
+  ];
+  const ctxFor = (tty: boolean, quiet = false) => {
+    const t = createTestIo({ tty, quiet });
+    const ctx = { io: t.io, globals: { quiet }, info: (text: string) => (quiet ? undefined : t.io.err(`${text}\n`)) } as unknown as Context;
+    return { ctx, stderr: t.stderr };
+  };
+  const command = (extra: string[]) => ['outreach', 'sequences', 'outcomes', 'patients.csv', ...extra].join(' ');
+
+  it('on a terminal: the counts, both charts within 80 columns, and the command that lists whom to call', async () => {
+    const { ctx, stderr } = ctxFor(true);
+    await printSummary(ctx, rows, { filtered: false, command });
+    const lines = stderr().trimEnd().split('\n');
+    expect(lines[0]).toBe('26 rows: 25 sequences, 1 invalid · 25 ended, 0 in progress');
+    // Every line but the command (never cut: it is to be pasted) fits.
+    expect(widthOf(lines.slice(0, -1))).toBeLessThanOrEqual(80);
+    expect(lines.filter((l) => /^(Result|Outcome \(service\)) +Rows$/.test(l))).toHaveLength(2);
+    expect(lines.some((l) => /^completed +18 +█+ +69%$/.test(l))).toBe(true);
+    expect(stderr()).toContain('voicemail\\e[31m'); // the service's words, inert
+    expect(stderr()).not.toContain('\u001b');
+    expect(lines.slice(-2)).toEqual(['To call by hand:', '  outreach sequences outcomes patients.csv --only not-reached,callback-requested --out to-call.csv']);
+  });
+
+  it('piped: one plain line of counts; with -q nothing; filtered: no suggestion', async () => {
+    const piped = ctxFor(false);
+    await printSummary(piped.ctx, rows, { filtered: false, command });
+    expect(piped.stderr()).toBe('26 rows: 25 sequences, 1 invalid · 25 ended, 0 in progress.\n');
+    const quiet = ctxFor(true, true);
+    await printSummary(quiet.ctx, rows, { filtered: false, command });
+    expect(quiet.stderr()).toBe('');
+    const filtered = ctxFor(true);
+    await printSummary(filtered.ctx, rows, { filtered: true, command });
+    expect(filtered.stderr()).not.toContain('To call by hand');
+  });
+
+  it('on a terminal with no rows: the counts alone', async () => {
+    const { ctx, stderr } = ctxFor(true);
+    await printSummary(ctx, [], { filtered: false, command });
+    expect(stderr()).toBe('0 rows: 0 sequences\n');
   });
 });
