@@ -54,11 +54,6 @@ function hasValue(v: unknown): boolean {
   return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
 }
 
-export function isEnded(status: unknown): boolean {
-  const s = word(status);
-  return s !== undefined && ENDED.has(s);
-}
-
 /** The result of one row. */
 export function classify(row: RowFacts): OutcomeResult {
   if (row.batch !== 'created') return row.batch;

@@ -84,12 +84,17 @@ export class OutcomeReader {
   async read(states: readonly SequenceState[], o: { tolerant?: boolean; onRead?: () => void } = {}): Promise<{ failed: number }> {
     const { forEachLimited } = await import('../eligibility/backoff.js');
     let failed = 0;
+    let stopped = false; // a failure that ends the run: the other readers take no more
     await forEachLimited(states, this.concurrency, async (state) => {
+      if (stopped) return;
       try {
         await this.readOne(state);
       } catch (err) {
-        if (this.ctx.signal.aborted) throw new InterruptedError();
-        if (!o.tolerant || isAuth(err)) throw err;
+        const fatal = this.ctx.signal.aborted || !o.tolerant || isAuth(err);
+        if (fatal) {
+          stopped = true;
+          throw this.ctx.signal.aborted ? new InterruptedError() : err;
+        }
         failed++;
       }
       o.onRead?.();

@@ -1,7 +1,7 @@
 // `sequences outcomes` end to end, in process against a real sandbox over HTTP: a batch of patients
 // whose phone numbers decide each call's outcome (docs/sandbox.md, "What a call gives"), run by the
 // sandbox's scheduler at a day per second, then the outcomes joined back to the file.
-import { existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -176,6 +176,18 @@ describe('against the sandbox with the scheduler off (sequences stay queued)', (
     expect(shorter.stderr).toContain('has no line 5');
   });
 
+  it('cannot recognise the rows without the journal key of the user who uploaded (exit 2)', async () => {
+    const { patients } = await upload();
+    const other = tempDir();
+    try {
+      const run = await runCli(['sequences', 'outcomes', patients], { env: sbx.env(other.dir) });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('journal key');
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('with only the results file, refuses a file that lacks one of its lines', async () => {
     const { env, patients } = await upload({ out: true });
     const results = join(tmp.dir, 'results.csv');
@@ -209,6 +221,17 @@ describe('against the sandbox with the scheduler off (sequences stay queued)', (
     expect(timeout.code).toBe(2);
     const ext = await runCli(['sequences', 'outcomes', patients, '--out', join(tmp.dir, 'f.txt')], { env });
     expect(ext.code).toBe(2);
+  });
+
+  it('refuses a symlink at --out before reading anything (exit 2), and leaves its target alone', async () => {
+    const { env, patients } = await upload();
+    const target = file('elsewhere.csv', 'keep me\n');
+    const link = join(tmp.dir, 'followup.csv');
+    symlinkSync(target, link);
+    const run = await runCli(['sequences', 'outcomes', patients, '--out', link], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('symbolic link');
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
   });
 
   it('--wait gives up at --timeout: writes what it read and exits 124', async () => {
