@@ -33,6 +33,10 @@ export async function runOutcomes(o: OutcomesOptions, ctx: Context): Promise<voi
   if (o.out) await (await import('../util/files.js')).checkWritablePath(o.out);
   const { locateBatch, readFates } = await import('./source.js');
   const fates = await readFates(await locateBatch(o.file, o.from));
+  if (!fates.begin && fates.created.size > 0) {
+    // Without the journal's phone hashes only the line numbers tie a row to its sequence.
+    await ctx.warn(`no journal of the upload beside ${fates.source.results}: rows are matched to their sequences by line number only; use the file exactly as it was uploaded.`);
+  }
   const { readInput } = await import('./input.js');
   const input = await readInput(ctx, o, fates);
   const rows: OutcomeRow[] = input.rows.map((r) => {

@@ -196,6 +196,7 @@ describe('against the sandbox with the scheduler off (sequences stay queued)', (
     const ok = await runCli(['sequences', 'outcomes', patients, '--from', results, '-o', 'json'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect((JSON.parse(ok.stdout) as Array<{ result: string }>).map((r) => r.result)).toEqual([...Array(8).fill('in-progress'), 'skipped']);
+    expect(ok.stderr).toContain('matched to their sequences by line number only');
     writeFileSync(patients, `${HEADER}\n${PATIENTS.slice(0, 5).map(([r]) => r).join('\n')}\n`);
     const short = await runCli(['sequences', 'outcomes', patients, '--from', results], { env });
     expect(short.code).toBe(2);
