@@ -94,7 +94,7 @@ export function tableColumns(r: Records, people: InputFile['people']): Column<Re
     ...person(people.firstName, true),
     ...person(people.lastName, true),
     ...person(people.phoneNumber, false),
-    { header: 'OUTCOME', key: r.ours('outcome'), value: of('outcome'), shrink: true },
+    { header: 'OUTCOME', key: r.ours('outcome'), value: of('outcome'), priority: 'useful' },
     { header: 'LAST CALL', key: r.ours('last_call_at'), value: of('last_call_at'), kind: 'datetime', priority: 'useful' },
     { header: 'SEQUENCE', key: r.ours('sequence_id'), value: of('sequence_id'), priority: 'useful' },
     { header: 'STATUS', key: r.ours('status'), value: of('status'), priority: 'extra' },

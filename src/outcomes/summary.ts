@@ -72,8 +72,9 @@ export async function printSummary(ctx: Context, rows: readonly SummaryRow[], o:
   if (outcomes.length) lines.push('', ...barChart(outcomes, { title: ['Outcome (service)', 'Rows'], total: sequences, width, labelWidth }));
   const toCall = TO_CALL.filter((r) => rows.some((x) => x.result === r));
   if (toCall.length && !o.filtered && o.command) {
-    // The command on a line of its own: a terminal may wrap it, but it is never cut.
-    lines.push('', 'To call by hand:', `  ${terminalSafe(o.command(['--only', toCall.join(','), '--out', 'to-call.csv']))}`);
+    // The command on lines of its own, broken only between arguments (` \`): it pastes whole.
+    const { wrapCommand } = await import('../output/problems.js');
+    lines.push('', 'To call by hand:', ...wrapCommand(`  ${terminalSafe(o.command(['--only', toCall.join(','), '--out', 'to-call.csv']))}`, width));
   }
   ctx.io.err(`${lines.join('\n')}\n`);
 }
