@@ -202,6 +202,21 @@ describe('--rejects FILE.xlsx', () => {
   it.todo('the fixed workbook itself validates (sequences batch r.xlsx --validate-only) once .xlsx input is merged');
 });
 
+describe('--out FILE.xlsx', () => {
+  it('every row with its status, in a workbook', async () => {
+    const out = join(tmp.dir, 'results.xlsx');
+    const r = await batch(MISTAKES, '--validate-only', '--out', out);
+    expect(r.code, r.stderr).toBe(3);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(out);
+    const sheet = wb.worksheets[0]!;
+    expect(sheet.rowCount).toBe(13);
+    expect([1, 2, 3, 4].map((i) => sheet.getRow(1).getCell(i).value)).toEqual(['line', 'status', 'sequence_id', 'messages']);
+    expect([1, 2].map((i) => sheet.getRow(2).getCell(i).value)).toEqual([2, 'valid']);
+    expect([1, 2, 4].map((i) => sheet.getRow(3).getCell(i).value)).toEqual([3, 'invalid', 'firstName: first name is empty']);
+  });
+});
+
 describe('--rejects is checked before anything is sent', () => {
   it('a symlink (dangling or not): exit 2, nothing sent, its target untouched', async () => {
     const server = await startFaultServer(json(200, {}));
