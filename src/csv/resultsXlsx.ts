@@ -152,7 +152,10 @@ class XlsxResultsWriter implements ResultsWriter {
       if (this.sink.failure) throw this.sink.failure;
       this.sheet.commit();
       // commit() ends when the sink has finished: every byte of the zip is in the temporary file.
-      await Promise.race([this.workbook.commit(), this.sink.failed]);
+      // A failing sink may reject both; the loser's rejection is expected, not unhandled.
+      const committing = this.workbook.commit();
+      committing.catch(() => undefined);
+      await Promise.race([committing, this.sink.failed]);
     } catch (err) {
       this.sink.dropping = true;
       await this.file.abort(); // the old file stays rather than a partial workbook
