@@ -11,6 +11,7 @@ export function resumeCommand(o: BatchOptions, change: { resume?: boolean; valid
   if (o.delimiter) args.push('--delimiter', o.delimiter === '\t' ? 'tab' : o.delimiter);
   if (o.nextActivity && !change.validateOnly) args.push('--next-activity', o.nextActivity);
   if (o.out) args.push('--out', o.out);
+  if (o.rejects) args.push('--rejects', o.rejects);
   if (o.journal) args.push('--journal', o.journal);
   if (!change.validateOnly) {
     if (o.skipInvalid) args.push('--skip-invalid');

@@ -173,7 +173,9 @@ async function printMapping(ctx: Context, file: string, def: DefinitionRecord, m
   const lines = wrapLine(`${file}: columns for definition ${def.id} "${def.name}":`, width, '  ');
   for (const m of shown) lines.push(`  ${m.column}${' '.repeat(columnWidth - stringWidth(m.column))} → ${m.field}`);
   const used = new Set(mapping.map((m) => m.index));
-  const ignored = headers.filter((_, i) => !used.has(i));
+  // A rejects file's `problem` column is ours, not the person's data: passed over without a word.
+  const { isProblemColumn } = await import('../csv/headers.js');
+  const ignored = headers.filter((h, i) => !used.has(i) && !isProblemColumn(h));
   if (ignored.length) lines.push(...wrapLine(`  ignored: ${ignored.map((h) => `"${h}"`).join(', ')}`, width, '    '));
   if (unmatched.length) lines.push(...wrapLine(`  not in the file (optional): ${unmatched.join(', ')}`, width, '    '));
   ctx.info(lines.join('\n'));

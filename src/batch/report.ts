@@ -11,6 +11,7 @@ import type { Problem } from './rows.js';
 import { rowsOf } from './source.js';
 import type { BatchOptions, Checks, Mode, Stop } from './types.js';
 import { resumeCommand } from './continue.js';
+import { rejectedLines } from './rejects.js';
 
 const RESULT_COLUMNS = ['line', 'status', 'sequence_id', 'messages'] as const;
 
@@ -88,6 +89,7 @@ export async function report(
         }
       : {}),
     ...(o.out ? { results_file: o.out } : {}),
+    ...(o.rejects ? { rejects_file: o.rejects } : {}),
   };
   const fmt = ctx.globals.format;
   if (fmt === 'json') {
@@ -138,7 +140,11 @@ export async function report(
   else line = `${o.validateOnly ? 'Validated' : 'Checked'} ${o.file} against definition ${def.id} "${def.name}": ${parts.join(', ')}.${o.validateOnly ? ' Nothing was created.' : ''}`;
   ctx.info(wrapLine(line, view.width, '  ').join('\n'));
   if (o.out) ctx.info(`Results: ${o.out}`);
-  if (invalidCount > 0 && mode !== 'create') ctx.io.err(renderProblems({ sections: [], fullList: '', next: nextSteps(o, mode, checks.rows - invalidCount) }, view));
+  const rejected = rejectedLines(checks).size;
+  if (o.rejects) {
+    ctx.info(rejected ? `Rejected rows: ${o.rejects} (${plural(rejected, 'row')}: fix them there and upload that file)` : `Rejected rows: none (${o.rejects} holds the header only)`);
+  }
+  if (invalidCount > 0 && mode !== 'create') ctx.io.err(renderProblems({ sections: [], fullList: '', next: nextSteps(o, mode, checks.rows - invalidCount, rejected) }, view));
 }
 
 /** A batch problem as the person reads it: the file's column when the file named it. */
@@ -146,14 +152,23 @@ export function problemEntry(p: Problem): ProblemEntry {
   return { line: p.line, label: p.column ?? p.field, message: p.message, severity: p.severity, fromService: p.source === 'service', value: p.value };
 }
 
-/** What to do about invalid rows: fix and check again, or create the valid ones only. */
-function nextSteps(o: BatchOptions, mode: Mode | 'validate', valid: number): string[] {
+/** What to do about invalid rows: fix and check again (the file, or the rejects file), or create the valid ones only. */
+function nextSteps(o: BatchOptions, mode: Mode | 'validate', valid: number, rejected: number): string[] {
   const steps =
     mode === 'dry-run'
       ? [`Fix those lines in ${o.file} and run the same command again.`]
       : mode === 'validate' && !o.validateOnly
         ? [`Fix those lines in ${o.file} and run again:`, `  ${resumeCommand(o, {})}`]
         : [`Fix those lines in ${o.file} and check again:`, `  ${resumeCommand(o, { validateOnly: true })}`];
+  if (o.rejects && rejected > 0) {
+    // The rejects file is a patient file of its own: checked on its own, with the same columns.
+    const rejects: BatchOptions = { ...o, file: o.rejects, out: undefined, rejects: undefined, journal: undefined, delimiter: undefined, skipInvalid: false };
+    steps.push(
+      ...(mode === 'dry-run'
+        ? [`Or fix the ${plural(rejected, 'row')} in ${o.rejects} (its problem column says what is wrong) and run the same command on that file.`]
+        : [`Or fix the ${plural(rejected, 'row')} in ${o.rejects} (its problem column says what is wrong) and check that file:`, `  ${resumeCommand(rejects, { validateOnly: true })}`]),
+    );
+  }
   if (valid > 0 && mode !== 'dry-run') {
     steps.push(`Or create the ${plural(valid, 'valid row')} only, skipping the others:`, `  ${resumeCommand({ ...o, skipInvalid: true }, {})}`);
   }

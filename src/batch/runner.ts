@@ -39,6 +39,7 @@ export async function runBatch(o: BatchOptions, ctx: Context): Promise<void> {
   // here (exit 2), before anything is sent; the writers check again when they open.
   const { checkWritablePath } = await import('../util/files.js');
   if (o.out) await checkWritablePath(o.out);
+  if (o.rejects) await checkWritablePath(o.rejects);
   if (mode !== 'create') return runPasses(o, mode, journalPath, ctx);
   await checkWritablePath(journalPath);
   const { lockJournal } = await import('../journal/lock.js');
@@ -79,7 +80,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
   const invalidCount = checks.invalid.size + checks.unnamedInvalid;
 
   if (mode !== 'create') {
-    if (o.out) await writeResults(o, mode, checks, state);
+    await writeFiles(ctx, o, mode, checks, state);
     await report(ctx, o, mode, definition, checks, state);
     if (invalidCount > 0) {
       throw new ValidationError(`${invalidCount} of ${plural(checks.rows, 'row')} ${invalidCount === 1 ? 'is' : 'are'} invalid (listed above).`, { details: { invalid_rows: invalidCount } });
@@ -87,7 +88,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     return;
   }
   if (invalidCount > 0 && !o.skipInvalid) {
-    if (o.out) await writeResults(o, 'validate', checks, state);
+    await writeFiles(ctx, o, 'validate', checks, state);
     await report(ctx, o, 'validate', definition, checks, state);
     // What to do next (fix and run again, or --skip-invalid) ends the report above.
     throw new ValidationError(`${invalidCount} of ${plural(checks.rows, 'row')} ${invalidCount === 1 ? 'is' : 'are'} invalid; nothing was sent.`, {
@@ -95,7 +96,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     });
   }
   if (checks.toCreate === 0) {
-    if (o.out) await writeResults(o, 'create', checks, state);
+    await writeFiles(ctx, o, 'create', checks, state);
     await report(ctx, o, 'create', definition, checks, state);
     if (checks.unknown.size) throw stillUnknown(o, journalPath, checks.unknown);
     ctx.info('Nothing to create.');
@@ -141,7 +142,7 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     });
     const unknown = checks.unknown;
     if (!stop) await journal.append({ type: 'end', at: ctx.now().toISOString(), outcome: unknown.size ? 'unknown-rows' : 'complete' });
-    if (o.out) await writeResults(o, 'create', checks, st);
+    await writeFiles(ctx, o, 'create', checks, st);
     await report(ctx, o, 'create', definition, checks, st, stop);
     if (stop) {
       const createdNow = st.created.size;
@@ -170,6 +171,17 @@ async function runPasses(o: BatchOptions, mode: Mode, journalPath: string, ctx: 
     }
   } finally {
     await journal.close();
+  }
+}
+
+/** The files the run was asked for: every row's result (--out), the rows to fix (--rejects). */
+async function writeFiles(ctx: Context, o: BatchOptions, mode: Mode | 'validate', checks: Checks, st: JournalState | undefined): Promise<void> {
+  if (o.out) await writeResults(o, mode, checks, st);
+  if (!o.rejects) return;
+  const { writeRejects } = await import('./rejects.js');
+  await writeRejects(o, checks);
+  if (checks.unnamedInvalid > 0) {
+    await ctx.warn(`${plural(checks.unnamedInvalid, 'invalid row')} the service counted without naming ${checks.unnamedInvalid === 1 ? 'is' : 'are'} not in ${o.rejects}`);
   }
 }
 

@@ -16,6 +16,8 @@ export interface BatchOptions {
   country: string;
   delimiter?: string;
   out?: string;
+  /** The invalid rows as they were, plus a `problem` column (.csv or .xlsx): src/batch/rejects.ts. */
+  rejects?: string;
   skipInvalid: boolean;
   yes: boolean;
   resume: boolean;

@@ -91,6 +91,17 @@ export function parseMapOptions(options: readonly string[]): Record<string, stri
   return out;
 }
 
+/**
+ * The column `sequences batch --rejects` adds after the file's own: what is wrong with the row.
+ * A rejects file is uploaded again as it is, so a column of that name is passed over silently:
+ * never matched to a field (unless --map says so), never listed as ignored.
+ */
+export const PROBLEM_COLUMN = 'problem';
+
+export function isProblemColumn(header: string): boolean {
+  return header.trim().toLowerCase() === PROBLEM_COLUMN;
+}
+
 /** The --map field value that means "ignore this column". */
 export const IGNORE_FIELD = '-';
 
@@ -131,6 +142,8 @@ export function matchHeaders(
     if (forced.has(index)) {
       const f = forced.get(index)!;
       fields = f === IGNORE_FIELD ? [] : [f];
+    } else if (isProblemColumn(header)) {
+      return;
     } else {
       const key = normaliseHeader(header);
       fields = key ? [...(byKey.get(key) ?? [])].filter((f) => !forcedFields.has(f)) : [];

@@ -1,17 +1,21 @@
-// The results file of `--out`: one record per input row. `.csv` or `.ndjson`, chosen by extension.
+// The results file of `--out` (and of `--rejects`): one record per row. `.csv`, `.ndjson` or
+// `.xlsx`, chosen by extension.
 //
 // Written safely (src/util/files.ts): into a temporary file beside the target (0600: results hold
 // patient identifiers), renamed over the target at close(); abort() drops it and keeps the old file.
 // A symlink at the target is refused (exit 2). Rows are buffered up to 64 KiB and written in order;
-// flush() pushes them to the temporary file, close() fsyncs and renames. CSV cells go through
-// spreadsheetCell (src/output/safe.ts) so that none runs as a formula; NDJSON is left as it is.
+// flush() pushes them to the temporary file, close() fsyncs and renames. CSV and XLSX cells go
+// through spreadsheetCell (src/output/safe.ts) so that none runs as a formula; NDJSON is left as it
+// is. XLSX is streamed by resultsXlsx.ts (exceljs, loaded only for a .xlsx path).
 
 import { extname } from 'node:path';
 import { spreadsheetCell } from '../output/safe.js';
 import { openAtomic, type AtomicFile } from '../util/files.js';
 
 /** Output formats, picked from the file extension. */
-export type ResultsFormat = 'csv' | 'ndjson';
+export type ResultsFormat = 'csv' | 'ndjson' | 'xlsx';
+
+export const RESULTS_FORMATS: readonly ResultsFormat[] = ['csv', 'ndjson', 'xlsx'];
 
 /** A results file open for writing. Await write(); a failed write makes every later call fail too. */
 export interface ResultsWriter {
@@ -33,30 +37,51 @@ export class ResultsFileError extends Error {
 
 const FLUSH_AT = 64 * 1024;
 
-/** Picks the format from the extension (.csv, .ndjson); anything else throws ResultsFileError. */
-export function resultsFormatFor(path: string): ResultsFormat {
+/**
+ * Picks the format from the extension (.csv, .ndjson, .xlsx) among those the caller `allowed`;
+ * anything else throws ResultsFileError naming `flag` and the extensions it takes.
+ */
+export function resultsFormatFor(path: string, allowed: readonly ResultsFormat[] = RESULTS_FORMATS, flag = '--out'): ResultsFormat {
   const ext = extname(path).toLowerCase();
-  if (ext === '.csv') return 'csv';
-  if (ext === '.ndjson') return 'ndjson';
-  throw new ResultsFileError(`--out must end in .csv or .ndjson (got "${ext || 'no extension'}")`);
+  const format = allowed.find((f) => `.${f}` === ext);
+  if (format) return format;
+  const names = allowed.map((f) => `.${f}`);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+  throw new ResultsFileError(`${flag} must end in ${list} (got "${ext || 'no extension'}")`);
+}
+
+export interface OpenResultsOptions {
+  /** Continue an existing file (CSV and NDJSON only; see openResults). */
+  append?: boolean;
+  /** XLSX: the name of the one sheet (default "Results"). */
+  sheet?: string;
+  /** The formats the caller takes (default: all); others throw ResultsFileError. */
+  allowed?: readonly ResultsFormat[];
+  /** The option named in errors (default --out). */
+  flag?: string;
 }
 
 /**
  * Opens a results file with the given columns, in that order. `append` continues an existing file
  * (for --resume): its content is copied into the temporary file first, and the CSV header is
- * written only when the file is new or empty. A symlink or non-regular file at `path` is refused
- * with a usage error (exit 2) and nothing is written.
+ * written only when the file is new or empty; a workbook cannot be continued (ResultsFileError).
+ * A symlink or non-regular file at `path` is refused with a usage error (exit 2) and nothing is
+ * written.
  */
-export async function openResults(
-  path: string,
-  columns: readonly string[],
-  options: { append?: boolean } = {},
-): Promise<ResultsWriter> {
-  const format = resultsFormatFor(path);
+export async function openResults(path: string, columns: readonly string[], options: OpenResultsOptions = {}): Promise<ResultsWriter> {
+  const flag = options.flag ?? '--out';
+  const format = resultsFormatFor(path, options.allowed, flag);
   if (columns.length === 0) throw new RangeError('a results file needs at least one column');
+  if (format === 'xlsx') {
+    // A zip cannot be appended to; a caller that needs to continue a file writes CSV or NDJSON.
+    if (options.append) throw new ResultsFileError(`${flag} ${path}: an .xlsx file cannot be continued by a later run; use .csv or .ndjson`);
+    const { openXlsxResults } = await import('./resultsXlsx.js');
+    return openXlsxResults(path, columns, options.sheet);
+  }
   const file = await openAtomic(path, { copyExisting: Boolean(options.append) });
   const writer = new FileResultsWriter(path, format, [...columns], file);
-  if (format === 'csv' && file.copiedBytes === 0) writer.queue(columns.map(csvField).join(',') + '\n');
+  // The header may hold the input file's own column names: made inert like any cell.
+  if (format === 'csv' && file.copiedBytes === 0) writer.queue(columns.map((c) => csvField(spreadsheetCell(c))).join(',') + '\n');
   return writer;
 }
 
@@ -125,7 +150,7 @@ class FileResultsWriter implements ResultsWriter {
   }
 }
 
-// Every data cell is made spreadsheet-safe (a formula gets a leading '); the header is ours.
+// Every data cell is made spreadsheet-safe (a formula gets a leading ').
 function csvLine(columns: string[], row: Readonly<Record<string, unknown>>): string {
   return columns.map((c) => csvField(spreadsheetCell(cellText(row[c])))).join(',') + '\n';
 }
@@ -143,7 +168,7 @@ export function csvField(text: string): string {
 }
 
 // Lists of messages read best as "a; b" in a spreadsheet cell; other objects as JSON.
-function cellText(v: unknown): string {
+export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);

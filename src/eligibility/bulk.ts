@@ -19,6 +19,7 @@ import type { LineIndex } from '../util/lineIndex.js';
 import { Pacer } from '../util/pacer.js';
 import { plural } from '../output/plural.js';
 import type { JournalState } from './bulkJournal.js';
+import type { CheckResult } from './verdict.js';
 import { buildRequest, checkFields, FIELDS, type CheckFields, type FieldName } from './request.js';
 
 export type RowResult = 'accepted' | 'already-submitted' | 'invalid' | 'rejected' | 'unknown' | 'not-sent';
@@ -27,6 +28,10 @@ export interface BulkRow {
   line: number;
   key: string;
   fields: CheckFields;
+  /** The row as read, for a results file that gives it back (--out); dropped once written. */
+  values?: readonly string[];
+  /** With --wait: what its check came to. */
+  check?: CheckResult;
   problems: Array<{ field: FieldName; message: string }>;
   result?: RowResult;
   id?: number;

@@ -2,7 +2,9 @@
 // the file streamed row by row — checked, submitted by `concurrency` workers (bulk.ts), written to
 // the results file in file order as rows settle — then optionally the wait, the summary and the exit
 // code. Memory stays flat with the number of rows, except with --wait (the submitted rows are kept
-// until their checks complete) or a table on stdout (the rows are kept to size it).
+// until their checks complete) or a table on stdout (the rows are kept to size it). The results file
+// gives every row back, its own columns first (csv/joined.ts): a row's values are kept only until
+// it is written.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { CsvRow } from '../csv/reader.js';
@@ -27,18 +29,22 @@ export interface BulkOptions {
   webhookSecretFlag?: string[];
   resendUnknown: boolean;
   wait?: { intervalSec: number; timeoutSec: number; failInactive: boolean };
+  /** --only: the rows the results keep (bulkOnly.ts); every row is still counted. */
+  only?: ReadonlySet<string>;
 }
 
 /** Rows read ahead of the oldest unsettled one at most (the results are written in file order). */
 const WINDOW = 512;
 
 export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> {
-  const [{ CsvFormatError }, { openPatientFile }, headers, results, { FIELDS }] = await Promise.all([
+  const [{ CsvFormatError }, { openPatientFile }, headers, results, { FIELDS }, { joinedColumns, joinedRecord }, { keepsRow }] = await Promise.all([
     import('../csv/reader.js'),
     import('../csv/open.js'),
     import('../csv/headers.js'),
     import('../csv/results.js'),
     import('./request.js'),
+    import('../csv/joined.js'),
+    import('./bulkOnly.js'),
   ]);
   if (o.out !== undefined) {
     try {
@@ -85,7 +91,15 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     // The results file is a temporary file beside --out, renamed once every row is in it: a run
     // that fails part-way (the file is damaged on line 5,000) keeps an earlier results file. A
     // symlink or an unwritable --out stops the run here, before the journal is even opened.
-    if (o.out !== undefined) out = await results.openResults(o.out, RESULT_COLUMNS);
+    // The results file gives each row back: the input's own columns first, then ours.
+    const joined = joinedColumns(file.headers, RESULT_COLUMNS);
+    if (o.out !== undefined) out = await results.openResults(o.out, joined.columns);
+    const outRecord = (row: BulkRow) => {
+      const record = joinedRecord(joined, row.values ?? [], resultRecord(row), RESULT_COLUMNS);
+      row.values = undefined; // written: the row's patient data leaves memory
+      return record;
+    };
+    const kept = (row: BulkRow) => keepsRow(o.only, row);
     journal = await openBulkJournal(ctx, o.csv);
     if (journal.state.unknown.size > 0) {
       ctx.info(`Looking up ${plural(journal.state.unknown.size, 'row')} whose earlier submission's fate is unknown…`);
@@ -112,7 +126,8 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       problems.add(row);
       progress.update(tally.rows);
       if (keep) keep.push(row);
-      else if (out) await out.write(resultRecord(row));
+      else if (!kept(row)) row.values = undefined;
+      else if (out) await out.write(outRecord(row));
       else if (ctx.globals.format === 'ndjson') ctx.io.out(`${JSON.stringify(resultRecord(row))}\n`);
       else if (row.id !== undefined) ctx.io.out(`${row.id}\n`); // -q: the ids only
     });
@@ -124,7 +139,9 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       try {
         for await (const r of rows) {
           await order.room(WINDOW);
-          yield Object.assign(checkRow(r.line, r.values, match.mapping, today, seen), { seq: index++ });
+          const row = checkRow(r.line, r.values, match.mapping, today, seen);
+          if (out) row.values = r.values;
+          yield Object.assign(row, { seq: index++ });
         }
       } catch (err) {
         if (err instanceof CsvFormatError) throw new UsageError(err.message);
@@ -159,12 +176,13 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
       wait = await waitForChecks(ctx, client, keep, { ...o.wait, concurrency: o.concurrency });
     }
 
-    // 5. The rows kept (--wait, or a table on stdout).
-    if (keep && out) for (const r of keep) await out.write(resultRecord(r));
-    else if (keep && ctx.globals.quiet && !ctx.globals.formatExplicit) {
-      for (const r of keep) if (r.id !== undefined) ctx.io.out(`${r.id}\n`);
-    } else if (keep) {
-      const records = keep.map(resultRecord);
+    // 5. The rows kept (--wait, or a table on stdout), those --only asks for.
+    const shown = keep?.filter(kept);
+    if (shown && out) for (const r of shown) await out.write(outRecord(r));
+    else if (shown && ctx.globals.quiet && !ctx.globals.formatExplicit) {
+      for (const r of shown) if (r.id !== undefined) ctx.io.out(`${r.id}\n`);
+    } else if (shown) {
+      const records = shown.map(resultRecord);
       const { writeList } = await import('../output/writer.js');
       await writeList(
         ctx,
@@ -196,6 +214,7 @@ function continueCommand(o: BulkOptions): string {
   if (o.out) args.push('--out', o.out);
   if (o.webhook?.url) args.push('--webhook-url', o.webhook.url, ...(o.webhookSecretFlag ?? []));
   if (o.wait) args.push('--wait', ...(o.wait.failInactive ? ['--fail-inactive'] : []));
+  if (o.only) args.push('--only', [...o.only].join(','));
   return commandLine(args);
 }
 

@@ -66,7 +66,8 @@ export async function waitForChecks(
   for (const row of rows) {
     if (row.id === undefined) continue;
     const st = outcome.states.get(row.id);
-    count(st?.kind === 'done' ? resultOf(st.value) : st?.kind === 'pending' ? 'not completed yet' : 'could not be read');
+    row.check = st?.kind === 'done' ? resultOf(st.value) : st?.kind === 'pending' ? 'not completed yet' : 'could not be read';
+    count(row.check);
     if (st?.kind === 'done') {
       row.status = st.value.status;
       row.outcome = st.value.outcome;

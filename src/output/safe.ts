@@ -71,16 +71,19 @@ const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 // forms some versions accept. `+`/`-` are dangerous only when what follows is not a plain number.
 const FORMULA_START = /^[=@\t\r\n\uff1d\uff20]/;
 const SIGN_START = /^[+\-\uff0b\uff0d]/;
+// A phone number as people write it: + then digits with spaces, dots, dashes, slashes or brackets.
+// Read as a formula it could at most do arithmetic on numbers (no letters: no function, no reference).
+const PHONE_NUMBER = /^\+[ \u00a0\d().\-/]*\d[ \u00a0\d().\-/]*$/;
 
 /**
  * A cell as it may be written to a CSV/TSV/XLSX meant for people: a value a spreadsheet would run
  * as a formula gets a leading `'` (OWASP), which spreadsheets show as text. Plain numbers, negative
- * amounts and E.164 phone numbers are left as they are.
+ * amounts and phone numbers (`+14155550121`, `+1 (415) 555-0121`) are left as they are.
  */
 export function spreadsheetCell(value: string): string {
   if (value === '') return value;
   if (FORMULA_START.test(value)) return `'${value}`;
-  if (SIGN_START.test(value) && !PLAIN_NUMBER.test(value)) return `'${value}`;
+  if (SIGN_START.test(value) && !PLAIN_NUMBER.test(value) && !PHONE_NUMBER.test(value)) return `'${value}`;
   return value;
 }
 

@@ -96,7 +96,8 @@ describe('the bulk journal', () => {
     const text = readFileSync(journal, 'utf8');
     expect(text).not.toContain('OLD-');
     expect(records(journal)[0]).toMatchObject({ type: 'begin', kind: 'eligibility-bulk', v: 2, migrated_from: 1 });
-    const results = readFileSync(join(tmp.dir, 'r.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(','));
+    // The input's 8 columns first, then line, customer_patient_id (ours, renamed), result.
+    const results = readFileSync(join(tmp.dir, 'r.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(8, 11).join(','));
     expect(results).toEqual(['2,OLD-1,already-submitted', '3,OLD-2,unknown', '4,OLD-3,accepted']);
   });
 
@@ -128,7 +129,7 @@ describe('the bulk journal', () => {
     const out = join(tmp.dir, 'ord.csv');
     const r = await runCli(['eligibility', 'check', '--csv', csv, '--out', out, '--concurrency', '8'], { env });
     expect(r.code, r.stderr).toBe(3);
-    const lines = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[0]));
+    const lines = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[8])); // after the input's 8 columns
     expect(lines).toEqual(Array.from({ length: 340 }, (_, i) => i + 2));
     expect(await checksFor('ORD-')).toHaveLength(300);
   });

@@ -352,9 +352,10 @@ describe('results files are replaced atomically', () => {
       expect(code, stderr).toBe(130);
       expect(during).toBe('earlier results\n');
       const rows = await csvRows(out);
-      expect(rows[0]).toEqual(['line', 'customer_patient_id', 'result', 'id', 'status', 'outcome', 'active_today', 'error']);
-      expect(rows.slice(1).map((r) => r[0])).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 2)));
-      const results = rows.slice(1).map((r) => r[2]);
+      // The input's own columns first (its customer_patient_id keeps the name; ours is renamed).
+      expect(rows[0]).toEqual([...lines[0]!.split(','), 'line', 'outreach_customer_patient_id', 'result', 'id', 'status', 'outcome', 'active_today', 'error']);
+      expect(rows.slice(1).map((r) => r[8])).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 2)));
+      const results = rows.slice(1).map((r) => r[10]);
       expect(results.every((x) => ['accepted', 'unknown', 'not-sent'].includes(x!))).toBe(true);
       expect(results.filter((x) => x === 'accepted').length).toBeGreaterThan(0);
       expect(results.filter((x) => x === 'not-sent').length).toBeGreaterThan(0);

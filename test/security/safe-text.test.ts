@@ -35,13 +35,13 @@ describe('terminalSafe', () => {
 
 describe('spreadsheetCell (OWASP CSV injection)', () => {
   it('neutralises cells a spreadsheet would run', () => {
-    for (const cell of ['=HYPERLINK("http://x","click")', '@SUM(1)', '-2+3', '+A1', '\t=1', '\r=1', '＝1+1', '-', '+']) {
+    for (const cell of ['=HYPERLINK("http://x","click")', '@SUM(1)', '-2+3', '+A1', '\t=1', '\r=1', '＝1+1', '-', '+', '+1 (415) SUM(1)', '+1\n=2', '-415 555 0121', '+()']) {
       expect(spreadsheetCell(cell)).toBe(`'${cell}`);
       expect(looksLikeFormula(cell)).toBe(true);
     }
   });
   it('keeps phone numbers, negative amounts and plain text readable', () => {
-    for (const cell of ['+14155550121', '-12.50', '-0.5', '42', '1e5', 'Ann', 'a=b', 'x@y.org', '']) {
+    for (const cell of ['+14155550121', '+1 (415) 555-0121', '+44 20 7946 0958', '+1.415.555.0121', '-12.50', '-0.5', '42', '1e5', 'Ann', 'a=b', 'x@y.org', '']) {
       expect(spreadsheetCell(cell)).toBe(cell);
     }
   });

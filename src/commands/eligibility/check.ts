@@ -28,7 +28,11 @@ export function register(parent: Command): void {
     .option('--fail-inactive', 'with --wait: exit 3 when coverage is not active today or the outcome is not success')
     .option('--csv <file>', 'one check per row of this CSV (headers matched loosely to the fields above)')
     .option('--concurrency <n>', 'with --csv: requests in flight at most (1 to 32, default 4)')
-    .option('--out <file>', 'with --csv: results, one per input row (.csv or .ndjson)')
+    .option('--out <file>', "with --csv: results, one per input row: the row's own columns, then the result (.csv, .ndjson or .xlsx)")
+    .option(
+      '--only <list>',
+      'with --csv: keep only these rows in the results (comma-separated): active, inactive, not-supported, no-coverage-answer, other-outcome, failed, unknown-status (these need --wait), pending, submitted, accepted, already-submitted, invalid, rejected, unknown, not-sent',
+    )
     .option('--map <COLUMN=field>', 'with --csv: assign a column to a field (or COLUMN=- to ignore it); repeatable', collect, [])
     .option('--resend-unknown', 'with --csv: send again the rows whose earlier fate is unknown (after checking they have no check)')
     .addHelpText(
@@ -39,6 +43,8 @@ export function register(parent: Command): void {
         'outreach eligibility check --input request.json --wait --fail-inactive',
         'outreach eligibility check --input request.json --webhook-url https://example.org/hook --webhook-secret-env HOOK_SECRET',
         'outreach eligibility check --csv patients.csv --concurrency 8 --out results.csv',
+        'outreach eligibility check --csv patients.csv --wait --out to-call.xlsx --only inactive,not-supported',
+        'outreach eligibility check --csv patients.csv --out fix.csv --only invalid,rejected',
         'outreach eligibility check --csv patients.csv --out results.csv --resend-unknown   # after checking the unknown rows',
       ) +
         '\nWith --csv, progress is recorded in <csv>.outreach-eligibility.ndjson as checks are accepted: running the\n' +
@@ -46,7 +52,11 @@ export function register(parent: Command): void {
         'lost or a 5xx (a gateway\'s 502 page included) is "unknown": the service may have created its check. A\n' +
         're-run looks it up and never sends it again by itself; --resend-unknown sends it once you have checked.\n' +
         'Rows refused (429/503) are sent again by a re-run. Exit 3 when rows were invalid or rejected, 7 when some\n' +
-        'rows were not sent or their fate is unknown, 1 when --wait met a status this version does not know.\n',
+        'rows were not sent or their fate is unknown, 1 when --wait met a status this version does not know.\n' +
+        '\nThe results file (--out) gives every row back, its own columns first (a column named like one of ours\n' +
+        'becomes outreach_<name>), then line, customer_patient_id, result, id, status, outcome, active_today and\n' +
+        'error. --only keeps the rows to act on (in --out and on stdout); the counts and the summary still count\n' +
+        'every row.\n',
     )
     .action(action(run));
 }
@@ -75,6 +85,7 @@ export interface CheckOptions {
   csv?: string;
   concurrency?: string;
   out?: string;
+  only?: string;
   map?: string[];
   resendUnknown?: boolean;
   args: string[];
@@ -96,7 +107,7 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     const { runBulk } = await import('./checkCsv.js');
     return runBulk(opts, ctx);
   }
-  for (const f of ['concurrency', 'out'] as const) {
+  for (const f of ['concurrency', 'out', 'only'] as const) {
     if (opts[f] !== undefined) throw new UsageError(`--${f} only applies with --csv.`);
   }
   if (opts.map && opts.map.length > 0) throw new UsageError('--map only applies with --csv.');

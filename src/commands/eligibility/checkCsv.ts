@@ -17,6 +17,16 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   const intervalSec = parseSeconds(opts.interval, '--interval', 10);
   const timeoutSec = parseSeconds(opts.timeout, '--timeout', 300);
   if (opts.failInactive && !opts.wait) throw new UsageError('--fail-inactive needs --wait.');
+  let only: Set<string> | undefined;
+  if (opts.only !== undefined) {
+    const { parseOnly, OnlyOptionError } = await import('../../eligibility/bulkOnly.js');
+    try {
+      only = parseOnly(opts.only, Boolean(opts.wait));
+    } catch (err) {
+      if (err instanceof OnlyOptionError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
 
   // Webhook settings apply to every row; the secret never comes from a plain flag.
   let webhook: { url?: string; secret?: string } | undefined;
@@ -47,5 +57,6 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
     webhookSecretFlag: secretFlag,
     resendUnknown: Boolean(opts.resendUnknown),
     wait: opts.wait ? { intervalSec, timeoutSec, failInactive: Boolean(opts.failInactive) } : undefined,
+    only,
   });
 }

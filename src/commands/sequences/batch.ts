@@ -21,7 +21,11 @@ export function register(parent: Command): void {
     .option('--map <COLUMN=field>', 'feed a column to a field (repeatable); COLUMN=- ignores a column', collect, [])
     .option('--country <code>', 'country of phone numbers written without +country', 'US')
     .option('--delimiter <char>', 'field delimiter (",", ";", "tab"); detected by default')
-    .option('--out <results.csv>', 'write every input row with its line, status, sequence_id and messages (.csv or .ndjson)')
+    .option('--out <results.csv>', 'write every input row with its line, status, sequence_id and messages (.csv, .ndjson or .xlsx)')
+    .option(
+      '--rejects <file>',
+      "write the invalid rows as they were (the file's own columns and values) plus a problem column, to fix and upload again (.csv or .xlsx; the header only when no row is invalid)",
+    )
     .option('--skip-invalid', 'create the valid rows even when some rows are invalid (they are reported and skipped)')
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .option('--resume', "continue a stopped run from its journal: sends the rows never sent; looks for the rows whose creation is unknown among the service's sequences first")
@@ -33,6 +37,8 @@ export function register(parent: Command): void {
       examples(
         'outreach sequences batch patients.csv --definition 1 --validate-only',
         'outreach sequences batch patients.csv --definition 1 --out results.csv',
+        'outreach sequences batch patients.csv --definition 1 --validate-only --rejects fix-me.xlsx',
+        'outreach sequences batch fix-me.xlsx --definition 1 --validate-only   # the fixed rows, problem column and all',
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv   # cron: no prompt',
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume',
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume --resend-unknown',
@@ -47,6 +53,10 @@ export function register(parent: Command): void {
         "among the service's sequences, sends the rows proven absent and the chunks\n" +
         'never sent, and lists the rows it cannot prove; --resume --resend-unknown\n' +
         'sends those deliberately.\n' +
+        '\n--rejects writes the rows that are invalid (or that the service rejected) in\n' +
+        "the file's own columns and order, values as they were, then a problem column\n" +
+        'saying what is wrong. Fix them in a spreadsheet and upload that file as it is:\n' +
+        'a column named problem is ignored. With no invalid row it holds the header only.\n' +
         '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after\n' +
         'it is sent: CSV line numbers, sequence ids and hashes of the phone numbers\n' +
         'keyed with a key in your config directory (no names, no numbers in clear, and\n' +
@@ -70,6 +80,7 @@ interface Opts {
   country: string;
   delimiter?: string;
   out?: string;
+  rejects?: string;
   skipInvalid?: boolean;
   yes?: boolean;
   resume?: boolean;
@@ -82,6 +93,23 @@ export function parseDefinitionId(raw: string | undefined, flag = '--definition'
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} "${raw}" is not a definition id (a positive integer).`);
   return Number(raw);
+}
+
+// --rejects takes .csv or .xlsx, and never the input or the results file: it replaces its target.
+async function checkRejectsPath(rejects: string, file: string, out: string | undefined): Promise<void> {
+  const [{ resultsFormatFor, ResultsFileError }, { REJECTS_FORMATS }, { resolve }] = await Promise.all([
+    import('../../csv/results.js'),
+    import('../../batch/rejects.js'),
+    import('node:path'),
+  ]);
+  try {
+    resultsFormatFor(rejects, REJECTS_FORMATS, '--rejects');
+  } catch (err) {
+    if (err instanceof ResultsFileError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (resolve(rejects) === resolve(file)) throw new UsageError(`--rejects ${rejects} is the file being uploaded; give the rejects another name (nothing was sent).`);
+  if (out !== undefined && resolve(rejects) === resolve(out)) throw new UsageError(`--rejects and --out name the same file (${rejects}); give them different names (nothing was sent).`);
 }
 
 export async function run(opts: Opts, ctx: Context): Promise<void> {
@@ -112,6 +140,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
       throw err;
     }
   }
+  if (opts.rejects) await checkRejectsPath(opts.rejects, file, opts.out);
   const definition = parseDefinitionId(opts.definition);
   if (definition === undefined && !opts.resume && !(opts.dryRun && opts.definitionFile)) {
     throw new UsageError('Missing --definition <id>: which sequence definition the rows are for (see `outreach definitions list`).');
@@ -131,6 +160,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
       country: (opts.country ?? 'US').toUpperCase(),
       delimiter,
       out: opts.out,
+      rejects: opts.rejects,
       skipInvalid: Boolean(opts.skipInvalid),
       yes: Boolean(opts.yes),
       resume: Boolean(opts.resume),

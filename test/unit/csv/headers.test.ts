@@ -4,6 +4,7 @@ import {
   ELIGIBILITY_TARGETS,
   MapOptionError,
   inputTargets,
+  isProblemColumn,
   matchHeaders,
   normaliseHeader,
   parseMapOption,
@@ -140,6 +141,26 @@ describe('matchHeaders: definition inputs', () => {
   it('merges an input whose id is a built-in field', () => {
     const t = [...BATCH_TARGETS, ...inputTargets([{ id: 'firstName', name: 'Preferred Name' }])];
     expect(fieldOf(['Preferred Name'], t)).toEqual({ 'Preferred Name': 'firstName' });
+  });
+});
+
+describe('matchHeaders: the problem column of a rejects file', () => {
+  it('is passed over silently: not matched, not ignored, not a duplicate', () => {
+    // An input called "Problems" would match "problem" loosely; the rejects column never does.
+    const targets = [...BATCH_TARGETS, ...inputTargets([{ id: 'problems', name: 'Problem' }])];
+    for (const name of ['problem', 'Problem', ' PROBLEM ']) {
+      const r = matchHeaders(['First Name', 'Last Name', 'Phone', name], targets);
+      expect(r.mapping.map((m) => m.field)).toEqual(['firstName', 'lastName', 'phoneNumber']);
+      expect(r.ignored).toEqual([]);
+      expect(r.duplicates).toEqual([]);
+      expect(r.ambiguous).toEqual([]);
+    }
+    expect(matchHeaders(['Phone', 'Problems'], targets).mapping.map((m) => m.column)).toEqual(['Phone', 'Problems']);
+    expect(isProblemColumn('problems')).toBe(false);
+  });
+
+  it('still takes an explicit --map', () => {
+    expect(matchHeaders(['problem'], BATCH_TARGETS, { problem: 'firstName' }).mapping).toEqual([{ column: 'problem', index: 0, field: 'firstName' }]);
   });
 });
 

@@ -27,8 +27,12 @@ describe('openResults', () => {
     expect(resultsFormatFor('out.csv')).toBe('csv');
     expect(resultsFormatFor('OUT.CSV')).toBe('csv');
     expect(resultsFormatFor('a/b.ndjson')).toBe('ndjson');
+    expect(resultsFormatFor('a/b.XLSX')).toBe('xlsx');
     expect(() => resultsFormatFor('out.json')).toThrow(ResultsFileError);
-    expect(() => resultsFormatFor('out')).toThrow(/\.csv or \.ndjson/);
+    expect(() => resultsFormatFor('out')).toThrow('--out must end in .csv, .ndjson or .xlsx (got "no extension")');
+    // A caller takes only some formats, and names its own option.
+    expect(resultsFormatFor('r.xlsx', ['csv', 'xlsx'], '--rejects')).toBe('xlsx');
+    expect(() => resultsFormatFor('r.ndjson', ['csv', 'xlsx'], '--rejects')).toThrow('--rejects must end in .csv or .xlsx (got ".ndjson")');
   });
 
   it('writes CSV with a header and quoting that our reader reads back exactly', async () => {
@@ -115,5 +119,14 @@ describe('openResults', () => {
     const w2 = await openResults(fresh, ['line'], { append: true });
     await w2.close();
     expect(readFileSync(fresh, 'utf8')).toBe('line\n');
+  });
+});
+
+describe('openResults, header', () => {
+  it('neutralises a header cell taken from an input file', async () => {
+    const path = join(dir, 'header.csv');
+    const w = await openResults(path, ['=cmd', 'Phone']);
+    await w.close();
+    expect(readFileSync(path, 'utf8')).toBe("'=cmd,Phone\n");
   });
 });
