@@ -126,7 +126,7 @@ export async function report(
           { heading: `${invalidCount} of ${plural(checks.rows, 'row')} ${skipping ? (invalidCount === 1 ? 'was skipped' : 'were skipped') : invalidCount === 1 ? 'is invalid' : 'are invalid'}:`, problems: invalidProblems.map(problemEntry) },
           { heading: `${plural(warnings, 'warning')} (${warnings === 1 ? 'its row is' : 'their rows are'} valid):`, problems: warningProblems.map(problemEntry) },
         ],
-        fullList: o.out ? `${o.out} has every row` : '--out results.csv or -o json lists every row',
+        fullList: o.out ? `${o.out} has every row` : o.rejects ? `${o.rejects} has every invalid row` : '--out results.csv or -o json lists every row',
         next: [],
       },
       view,
