@@ -59,6 +59,10 @@ export async function openWorkbook(path: string, options: OpenWorkbookOptions = 
     }
     sheet ??= chooseSheet(book.sheets(), options.sheet, path);
     if (!found) throw sheetError(path, sheet, 'no_sheet', 'its cells are missing from the workbook (the file is damaged?)');
+    const missing = book.unread();
+    if (missing.length) {
+      throw wholeFileError(path, 'not_workbook', `${path} could not be read completely (${missing.join(' and ')} not reached); open it in Excel and save it again`);
+    }
     rowsOf = found[Symbol.asyncIterator]();
     sheetBytes = progressOf(found.iterator);
   } catch (err) {
@@ -179,19 +183,22 @@ function headerColumns(path: string, sheet: Sheet, header: SheetRow): { first: n
 /**
  * A streaming read of the workbook: `next` gives the worksheets in zip order (each to read or to
  * `leave`), with the sheet of the list each is; `finish` reads on to the end (so the reader removes
- * its temporary files); `close` stops wherever it is.
+ * its temporary files); `close` stops early, removing them too when the zip has been read.
  */
 async function openReader(path: string) {
   const { default: Reader } = await import('exceljs/lib/stream/xlsx/workbook-reader.js');
   const input = createReadStream(path);
   input.on('error', () => {}); // surfaces through the parse below
-  const reader = new Reader(input, READER_OPTIONS);
+  const reader = new Reader(endOnlyWhenRead(input), READER_OPTIONS);
   // The 'entry' event for a worksheet names its part just before the worksheet itself comes out.
   let part: string | undefined;
+  const seen = new Set<string>();
   reader.on('entry', (e: { type: string; id?: string }) => {
+    seen.add(e.type);
     if (e.type === 'worksheet') part = `xl/worksheets/sheet${e.id}.xml`;
   });
   const events = reader.parse();
+  let current: WorkbookReader.WorksheetReader | undefined;
   let listed: Sheet[] | undefined;
   const sheets = (): Sheet[] => (listed ??= sheetList(reader, path));
 
@@ -199,27 +206,74 @@ async function openReader(path: string) {
     sheets,
     date1904: () => Boolean(reader.properties?.model?.date1904),
     bytesRead: () => input.bytesRead,
+    /**
+     * The shared strings or styles the workbook has but the reader has not read before the sheet:
+     * its cells would silently lose their text, or dates their format. (exceljs 4 stops seeing the
+     * zip's later entries after a parked sheet when they are stored uncompressed; or a writer put
+     * the styles after the sheets and the strings before them.)
+     */
+    unread(): string[] {
+      const has = (type: string) => (reader.workbookRels ?? []).some((r) => r.Type.endsWith(`/${type}`));
+      const parts: string[] = [];
+      if (has('sharedStrings') && !seen.has('shared-strings')) parts.push('its text table xl/sharedStrings.xml');
+      if (has('styles') && !seen.has('styles')) parts.push('its formats xl/styles.xml');
+      return parts;
+    },
     async next(): Promise<{ sheet?: Sheet; reader: WorkbookReader.WorksheetReader } | undefined> {
       for (let step = await events.next(); !step.done; step = await events.next()) {
-        if (step.value.eventType === 'worksheet') return { sheet: sheets().find((s) => s.part === part), reader: step.value.value };
+        if (step.value.eventType === 'worksheet') {
+          current = step.value.value;
+          return { sheet: sheets().find((s) => s.part === part), reader: current };
+        }
       }
+      current = undefined;
       return undefined;
     },
     async finish(): Promise<void> {
       for (let ws = await this.next(); ws; ws = await this.next()) leave(ws.reader);
     },
     async close(): Promise<void> {
+      if (current) leave(current);
+      current = undefined;
+      if (input.readableEnded) {
+        // Only sheets parked in temporary files are left: going on to the end leaves each and has
+        // the reader delete its file, instead of keeping patient rows in the temporary directory.
+        await this.finish().catch(() => undefined);
+        return;
+      }
       input.destroy();
       await events.return(undefined).catch(() => undefined);
     },
   };
 }
 
-// A sheet not read: its parked temporary file's stream is closed (the reader then deletes the file);
-// an unparked one is drained by the reader itself.
+// exceljs 4 unzips with unzipper 0.10, whose Parse emits 'end' as soon as the whole zip has been
+// written into it, although entries it has parsed may still wait to be read; exceljs then stops
+// before them. After a sheet parked in a temporary file, the small parts that follow (the shared
+// strings, the styles, other sheets) were lost at random: cells without their text. Parse ends its
+// readable side itself when the entries have all been read; its early 'end' listener is removed as
+// exceljs pipes the file into it. (Should a version change that listener, unread() still refuses
+// a sheet read without its strings or styles.)
+function endOnlyWhenRead(input: ReadStream): ReadStream {
+  const pipe = input.pipe.bind(input);
+  input.pipe = (<T extends NodeJS.WritableStream>(dest: T, options?: { end?: boolean }): T => {
+    const emitter = dest as unknown as NodeJS.EventEmitter;
+    for (const listener of emitter.listeners('finish')) {
+      if (/emit\(['"]end['"]\)/.test(String(listener))) emitter.removeListener('finish', listener as (...args: unknown[]) => void);
+    }
+    return pipe(dest, options);
+  }) as typeof input.pipe;
+  return input;
+}
+
+// A sheet not read: its parked temporary file's stream is closed (the reader then deletes the file;
+// should the file go before the stream has opened it, the ENOENT is of no interest); an unparked
+// one is drained by the reader itself.
 function leave(sheet: WorkbookReader.WorksheetReader): void {
-  const it = sheet.iterator as { destroy?: () => void } | undefined;
-  if (typeof it?.destroy === 'function') it.destroy();
+  const it = sheet.iterator as Partial<ReadStream> | undefined;
+  if (typeof it?.destroy !== 'function') return;
+  it.on?.('error', () => undefined);
+  it.destroy();
 }
 
 // Progress through a sheet parked in a temporary file; undefined when the sheet is read straight
