@@ -15,6 +15,8 @@ export interface BatchOptions {
   map: string[];
   country: string;
   delimiter?: string;
+  /** A workbook's sheet (name or 1-based number); default its first. */
+  sheet?: string;
   out?: string;
   skipInvalid: boolean;
   yes: boolean;

@@ -26,7 +26,8 @@ export function register(parent: Command): void {
     .option('--interval <seconds>', 'with --wait: longest wait between polls', '10')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 124)', '300')
     .option('--fail-inactive', 'with --wait: exit 3 when coverage is not active today or the outcome is not success')
-    .option('--csv <file>', 'one check per row of this CSV (headers matched loosely to the fields above)')
+    .option('--csv <file>', 'one check per row of this CSV or Excel .xlsx file (headers matched loosely to the fields above)')
+    .option('--sheet <NAME|N>', 'with --csv FILE.xlsx: the sheet to read, by name or number (default: the first)')
     .option('--concurrency <n>', 'with --csv: requests in flight at most (1 to 32, default 4)')
     .option('--out <file>', 'with --csv: results, one per input row (.csv or .ndjson)')
     .option('--map <COLUMN=field>', 'with --csv: assign a column to a field (or COLUMN=- to ignore it); repeatable', collect, [])
@@ -40,6 +41,7 @@ export function register(parent: Command): void {
         'outreach eligibility check --input request.json --webhook-url https://example.org/hook --webhook-secret-env HOOK_SECRET',
         'outreach eligibility check --csv patients.csv --concurrency 8 --out results.csv',
         'outreach eligibility check --csv patients.csv --out results.csv --resend-unknown   # after checking the unknown rows',
+        'outreach eligibility check --csv clinic.xlsx --sheet 2 --out results.csv',
       ) +
         '\nWith --csv, progress is recorded in <csv>.outreach-eligibility.ndjson as checks are accepted: running the\n' +
         'same command again skips rows already submitted (keyed by customer_patient_id). A row whose answer was\n' +
@@ -73,6 +75,7 @@ export interface CheckOptions {
   timeout?: string;
   failInactive?: boolean;
   csv?: string;
+  sheet?: string;
   concurrency?: string;
   out?: string;
   map?: string[];
@@ -96,7 +99,7 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     const { runBulk } = await import('./checkCsv.js');
     return runBulk(opts, ctx);
   }
-  for (const f of ['concurrency', 'out'] as const) {
+  for (const f of ['concurrency', 'out', 'sheet'] as const) {
     if (opts[f] !== undefined) throw new UsageError(`--${f} only applies with --csv.`);
   }
   if (opts.map && opts.map.length > 0) throw new UsageError('--map only applies with --csv.');
