@@ -9,6 +9,7 @@ export function resumeCommand(o: BatchOptions, change: { resume?: boolean; valid
   for (const m of o.map) args.push('--map', m);
   if (o.country.toUpperCase() !== 'US') args.push('--country', o.country);
   if (o.delimiter) args.push('--delimiter', o.delimiter === '\t' ? 'tab' : o.delimiter);
+  if (o.sheet !== undefined) args.push('--sheet', o.sheet);
   if (o.nextActivity && !change.validateOnly) args.push('--next-activity', o.nextActivity);
   if (o.out) args.push('--out', o.out);
   if (o.rejects) args.push('--rejects', o.rejects);

@@ -122,6 +122,10 @@ async function loadDefinition(
 async function matchColumns(ctx: Context, o: BatchOptions, definition: DefinitionRecord): Promise<{ mapping: ColumnMapping[]; headers: string[]; file: CsvFile }> {
   const csv = await openFile(o);
   try {
+    // Which sheet of a workbook is read is said first: the header checks below are about it.
+    const { sheetNote } = await import('../csv/open.js');
+    const note = sheetNote(csv, o.sheet);
+    if (note) ctx.info(note);
     return await matchHeader(ctx, o, definition, csv);
   } catch (err) {
     await closeRows(csv);

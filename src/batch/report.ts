@@ -162,7 +162,7 @@ function nextSteps(o: BatchOptions, mode: Mode | 'validate', valid: number, reje
         : [`Fix those lines in ${o.file} and check again:`, `  ${resumeCommand(o, { validateOnly: true })}`];
   if (o.rejects && rejected > 0) {
     // The rejects file is a patient file of its own: checked on its own, with the same columns.
-    const rejects: BatchOptions = { ...o, file: o.rejects, out: undefined, rejects: undefined, journal: undefined, delimiter: undefined, skipInvalid: false };
+    const rejects: BatchOptions = { ...o, file: o.rejects, out: undefined, rejects: undefined, journal: undefined, delimiter: undefined, sheet: undefined, skipInvalid: false };
     steps.push(
       ...(mode === 'dry-run'
         ? [`Or fix the ${plural(rejected, 'row')} in ${o.rejects} (its problem column says what is wrong) and run the same command on that file.`]

@@ -8,7 +8,7 @@ import type { BatchOptions } from './types.js';
 export async function openFile(o: BatchOptions): Promise<CsvFile> {
   const [{ openPatientFile }, { CsvFormatError }] = await Promise.all([import('../csv/open.js'), import('../csv/reader.js')]);
   try {
-    return await openPatientFile(o.file, { delimiter: o.delimiter });
+    return await openPatientFile(o.file, { delimiter: o.delimiter, sheet: o.sheet });
   } catch (err) {
     if (err instanceof CsvFormatError) throw new UsageError(err.message);
     throw err;

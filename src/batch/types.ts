@@ -15,6 +15,8 @@ export interface BatchOptions {
   map: string[];
   country: string;
   delimiter?: string;
+  /** A workbook's sheet (name or 1-based number); default its first. */
+  sheet?: string;
   out?: string;
   /** The invalid rows as they were, plus a `problem` column (.csv or .xlsx): src/batch/rejects.ts. */
   rejects?: string;

@@ -30,6 +30,10 @@ export interface CsvFile {
   rows: AsyncIterable<CsvRow>;
   /** About how many bytes of the file the rows given so far took, and its size: a progress line's %. */
   bytes?: () => { read: number; size: number };
+  /** A workbook's sheet read (src/csv/xlsx.ts): its name, its place in tab order, and how many there are. */
+  sheet?: string;
+  sheetNumber?: number;
+  sheetCount?: number;
 }
 
 /** Options for openCsv: a forced delimiter or encoding; otherwise both are detected. */
@@ -47,7 +51,16 @@ export type CsvErrorReason =
   | 'ragged_row'
   | 'unclosed_quote'
   | 'record_too_large'
-  | 'malformed';
+  | 'malformed'
+  // workbooks (src/csv/xlsx.ts) and the choice of reader (src/csv/open.ts)
+  | 'not_workbook'
+  | 'old_excel'
+  | 'encrypted'
+  | 'no_sheet'
+  | 'empty_sheet'
+  | 'empty_header_cell'
+  | 'unnamed_column'
+  | 'option';
 
 /** A file that cannot be read as CSV. The message names the file and line, never a cell value. */
 export class CsvFormatError extends Error {

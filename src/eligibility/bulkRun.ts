@@ -21,6 +21,8 @@ import type { FieldName } from './request.js';
 
 export interface BulkOptions {
   csv: string;
+  /** A workbook's sheet (name or 1-based number); default its first. */
+  sheet?: string;
   concurrency: number;
   out?: string;
   map: string[];
@@ -37,7 +39,7 @@ export interface BulkOptions {
 const WINDOW = 512;
 
 export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> {
-  const [{ CsvFormatError }, { openPatientFile }, headers, results, { FIELDS }, { joinedColumns, joinedRecord }, { keepsRow }] = await Promise.all([
+  const [{ CsvFormatError }, { openPatientFile, sheetNote }, headers, results, { FIELDS }, { joinedColumns, joinedRecord }, { keepsRow }] = await Promise.all([
     import('../csv/reader.js'),
     import('../csv/open.js'),
     import('../csv/headers.js'),
@@ -57,11 +59,13 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
   // 1. The header.
   let file;
   try {
-    file = await openPatientFile(o.csv);
+    file = await openPatientFile(o.csv, { sheet: o.sheet });
   } catch (err) {
     if (err instanceof CsvFormatError) throw new UsageError(err.message);
     throw err;
   }
+  const note = sheetNote(file, o.sheet);
+  if (note) ctx.info(note);
   let match: ReturnType<typeof headers.matchHeaders>;
   try {
     match = headers.matchHeaders(file.headers, headers.ELIGIBILITY_TARGETS, headers.parseMapOptions(o.map));
@@ -209,6 +213,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
 /** The command that continues this run: the same one (rows already submitted are skipped). */
 function continueCommand(o: BulkOptions): string {
   const args = ['outreach', 'eligibility', 'check', '--csv', o.csv];
+  if (o.sheet !== undefined) args.push('--sheet', o.sheet);
   for (const m of o.map) args.push('--map', m);
   if (o.concurrency !== DEFAULT_CONCURRENCY) args.push('--concurrency', String(o.concurrency));
   if (o.out) args.push('--out', o.out);

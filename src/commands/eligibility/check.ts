@@ -26,7 +26,8 @@ export function register(parent: Command): void {
     .option('--interval <seconds>', 'with --wait: longest wait between polls', '10')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 124)', '300')
     .option('--fail-inactive', 'with --wait: exit 3 when coverage is not active today or the outcome is not success')
-    .option('--csv <file>', 'one check per row of this CSV (headers matched loosely to the fields above)')
+    .option('--csv <file>', 'one check per row of this CSV or Excel .xlsx file (headers matched loosely to the fields above)')
+    .option('--sheet <NAME|N>', 'with --csv FILE.xlsx: the sheet to read, by name or number (default: the first)')
     .option('--concurrency <n>', 'with --csv: requests in flight at most (1 to 32, default 4)')
     .option('--out <file>', "with --csv: results, one per input row: the row's own columns, then the result (.csv, .ndjson or .xlsx)")
     .option(
@@ -46,6 +47,7 @@ export function register(parent: Command): void {
         'outreach eligibility check --csv patients.csv --wait --out to-call.xlsx --only inactive,not-supported',
         'outreach eligibility check --csv patients.csv --out fix.csv --only invalid,rejected',
         'outreach eligibility check --csv patients.csv --out results.csv --resend-unknown   # after checking the unknown rows',
+        'outreach eligibility check --csv clinic.xlsx --sheet 2 --out results.csv',
       ) +
         '\nWith --csv, progress is recorded in <csv>.outreach-eligibility.ndjson as checks are accepted: running the\n' +
         'same command again skips rows already submitted (keyed by customer_patient_id). A row whose answer was\n' +
@@ -83,6 +85,7 @@ export interface CheckOptions {
   timeout?: string;
   failInactive?: boolean;
   csv?: string;
+  sheet?: string;
   concurrency?: string;
   out?: string;
   only?: string;
@@ -107,7 +110,7 @@ export async function run(opts: CheckOptions, ctx: Context): Promise<void> {
     const { runBulk } = await import('./checkCsv.js');
     return runBulk(opts, ctx);
   }
-  for (const f of ['concurrency', 'out', 'only'] as const) {
+  for (const f of ['concurrency', 'out', 'only', 'sheet'] as const) {
     if (opts[f] !== undefined) throw new UsageError(`--${f} only applies with --csv.`);
   }
   if (opts.map && opts.map.length > 0) throw new UsageError('--map only applies with --csv.');

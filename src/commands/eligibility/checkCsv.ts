@@ -11,6 +11,9 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   for (const k of SINGLE_ONLY) {
     if (opts[k] !== undefined) throw new UsageError(`--csv takes every field from the file; drop --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.`);
   }
+  const { patientFileOptionProblem } = await import('../../csv/open.js');
+  const fileProblem = patientFileOptionProblem(opts.csv!, { sheet: opts.sheet });
+  if (fileProblem) throw new UsageError(fileProblem);
   const { parseConcurrency } = await import('../../util/concurrency.js');
   const concurrency = parseConcurrency(opts.concurrency);
   const { parseSeconds } = await import('./watch.js');
@@ -50,6 +53,7 @@ export async function runBulk(opts: CheckOptions, ctx: Context): Promise<void> {
   const { runBulkCheck } = await import('../../eligibility/bulkRun.js');
   await runBulkCheck(ctx, {
     csv: opts.csv!,
+    sheet: opts.sheet,
     concurrency,
     out: opts.out,
     map: opts.map ?? [],

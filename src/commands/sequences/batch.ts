@@ -9,10 +9,10 @@ export function register(parent: Command): void {
   parent
     .command('batch')
     .description(
-      'Create sequences from a patient CSV (the main job): local checks with line numbers, a validate_only pass,\n' +
+      'Create sequences from a patient CSV or Excel workbook (the main job): local checks with line numbers, a validate_only pass,\n' +
         'a confirmation, then chunks of 100 (4 in flight), each journalled so an interrupted run can be resumed safely',
     )
-    .argument('<file.csv>', 'patient file (CSV; , ; or tab; UTF-8 or Windows-1252)')
+    .argument('<file.csv>', 'patient file: CSV (, ; or tab; UTF-8 or Windows-1252) or Excel .xlsx')
     .addOption(requiredInHelp(new Option('--definition <id>', 'sequence definition the rows are for (outreach definitions list)'), 'unless --definition-file'))
     .option('--validate-only', 'check every row with the service (validate_only) and create nothing; exit 3 if any row is invalid')
     .option('--dry-run', 'local checks only: no validate_only requests, nothing created (with --definition-file: no request at all)')
@@ -20,7 +20,8 @@ export function register(parent: Command): void {
     .option('--next-activity <iso>', 'when the first activity is scheduled (ISO 8601 date-time); default now')
     .option('--map <COLUMN=field>', 'feed a column to a field (repeatable); COLUMN=- ignores a column', collect, [])
     .option('--country <code>', 'country of phone numbers written without +country', 'US')
-    .option('--delimiter <char>', 'field delimiter (",", ";", "tab"); detected by default')
+    .option('--delimiter <char>', 'CSV field delimiter (",", ";", "tab"); detected by default')
+    .option('--sheet <NAME|N>', 'Excel .xlsx: the sheet to read, by name or number (default: the first)')
     .option('--out <results.csv>', 'write every input row with its line, status, sequence_id and messages (.csv, .ndjson or .xlsx)')
     .option(
       '--rejects <file>',
@@ -44,7 +45,10 @@ export function register(parent: Command): void {
         'outreach sequences batch patients.csv --definition 1 --yes --out results.csv --resume --resend-unknown',
         'outreach sequences batch export.csv --definition 2 --map "Cell=phoneNumber" --map "Visit=visitDate" --validate-only',
         'outreach definitions get 1 -o json > def1.json && outreach sequences batch big.csv --dry-run --definition-file def1.json',
+        'outreach sequences batch clinic.xlsx --sheet Patients --definition 1 --validate-only',
       ) +
+        '\nIn an Excel workbook, line numbers are sheet row numbers; a number cell holding\n' +
+        'a phone number is read as its digits, a date cell as its date (YYYY-MM-DD).\n' +
         '\nRow statuses in --out: created (the service confirmed it), invalid (a local\n' +
         'check or a service error names it), skipped (invalid, --skip-invalid),\n' +
         'not-sent, unknown (sent, but the service neither confirmed nor named it: a\n' +
@@ -58,7 +62,7 @@ export function register(parent: Command): void {
         'saying what is wrong. Fix them in a spreadsheet and upload that file as it is:\n' +
         'a column named problem is ignored. With no invalid row it holds the header only.\n' +
         '\nThe journal (<out or file>.journal.ndjson) records each chunk before and after\n' +
-        'it is sent: CSV line numbers, sequence ids and hashes of the phone numbers\n' +
+        'it is sent: line numbers, sequence ids and hashes of the phone numbers\n' +
         'keyed with a key in your config directory (no names, no numbers in clear, and\n' +
         'the journal alone does not reveal them; resume as the same user). It is\n' +
         'locked while a run uses it; a second run on the same journal exits 2.\n' +
@@ -79,6 +83,7 @@ interface Opts {
   map: string[];
   country: string;
   delimiter?: string;
+  sheet?: string;
   out?: string;
   rejects?: string;
   skipInvalid?: boolean;
@@ -114,7 +119,7 @@ async function checkRejectsPath(rejects: string, file: string, out: string | und
 
 export async function run(opts: Opts, ctx: Context): Promise<void> {
   const file = opts.args[0];
-  if (!file) throw new UsageError('Missing the CSV file: outreach sequences batch <file.csv> --definition <id>.');
+  if (!file) throw new UsageError('Missing the patient file (CSV or .xlsx): outreach sequences batch <file.csv> --definition <id>.');
   if (opts.validateOnly && opts.dryRun) throw new UsageError('--validate-only and --dry-run disagree: --dry-run sends nothing, --validate-only asks the service.');
   if (opts.resume && (opts.validateOnly || opts.dryRun)) throw new UsageError('--resume continues a create run; it cannot be combined with --validate-only or --dry-run.');
   if (opts.resendUnknown && !opts.resume) throw new UsageError('--resend-unknown goes with --resume: it sends again the rows an earlier run left unknown.');
@@ -123,6 +128,9 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
     if (/^(tab|\\t)$/i.test(delimiter)) delimiter = '\t';
     if (delimiter.length !== 1) throw new UsageError(`--delimiter "${opts.delimiter}" must be one character (or "tab").`);
   }
+  const { patientFileOptionProblem } = await import('../../csv/open.js');
+  const fileProblem = patientFileOptionProblem(file, { delimiter, sheet: opts.sheet });
+  if (fileProblem) throw new UsageError(fileProblem);
   let nextActivity: string | undefined;
   if (opts.nextActivity !== undefined) {
     const t = Date.parse(opts.nextActivity);
@@ -159,6 +167,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
       map: opts.map ?? [],
       country: (opts.country ?? 'US').toUpperCase(),
       delimiter,
+      sheet: opts.sheet,
       out: opts.out,
       rejects: opts.rejects,
       skipInvalid: Boolean(opts.skipInvalid),
