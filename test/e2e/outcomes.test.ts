@@ -260,8 +260,7 @@ describe('against the sandbox with the scheduler off (sequences stay queued)', (
     expect(existsSync(out)).toBe(false);
   });
 
-  // enable when results.ts writes xlsx
-  it.skip('writes .xlsx (0600) with the same records', async () => {
+  it('writes .xlsx (0600) with the same records', async () => {
     const { env, patients } = await upload();
     const out = join(tmp.dir, 'followup.xlsx');
     const run = await runCli(['sequences', 'outcomes', patients, '--out', out], { env });
