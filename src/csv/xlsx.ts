@@ -2,10 +2,9 @@
 // CsvFile shape of the CSV reader, so everything after the reading is the same for both.
 //
 // exceljs's streaming reader does the parsing: memory stays flat with the number of rows, except for
-// the workbook's shared strings, which it keeps (every distinct text of the workbook; see
-// bench/README.md). When the shared strings come after the sheets in the zip — as Excel writes it —
-// it parks each sheet's XML in a temporary file (0600, removed when the sheet has been read, or at
-// exit) before reading it.
+// the workbook's shared strings (every distinct text of the workbook), which are kept, compactly
+// (stringTable.ts; see bench/README.md). exceljs parks each sheet's XML in a temporary file (0600,
+// removed when the sheet has been read or left, or at exit) and reads it once the zip has been read.
 //
 // Lines are sheet row numbers. Errors name the file, sheet, row and column letter, never a cell value.
 
@@ -13,7 +12,8 @@ import { createReadStream, statSync, type ReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type WorkbookReader from 'exceljs/lib/stream/xlsx/workbook-reader.js';
 import { terminalSafe } from '../output/safe.js';
-import { cellText } from './cellText.js';
+import { cellText, type CellTextOptions } from './cellText.js';
+import { StringTable } from './stringTable.js';
 import { CsvFormatError, type CsvErrorReason, type CsvFile, type CsvRow } from './reader.js';
 
 export interface OpenWorkbookOptions {
@@ -38,7 +38,8 @@ interface SheetRow {
   cells: Array<{ column: number; text: string }>;
 }
 
-const READER_OPTIONS = { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'emit' } as const;
+// Shared strings are emitted one by one and kept here (StringTable), not in exceljs's array.
+const READER_OPTIONS = { worksheets: 'emit', sharedStrings: 'emit', styles: 'cache', hyperlinks: 'ignore', entries: 'emit' } as const;
 
 /** Opens a workbook: the sheet chosen, its header read, its rows to stream (iterate `rows` once). */
 export async function openWorkbook(path: string, options: OpenWorkbookOptions = {}): Promise<CsvFile> {
@@ -70,24 +71,24 @@ export async function openWorkbook(path: string, options: OpenWorkbookOptions = 
     throw asWorkbookError(err, path);
   }
   const chosen = sheet!;
-  const date1904 = book.date1904();
+  const cellOptions = book.cellOptions();
   let lastRow = 0;
 
   async function nextRow(): Promise<SheetRow | undefined> {
     for (;;) {
+      const cells: SheetRow['cells'] = [];
       let step: IteratorResult<WorkbookReader.Row>;
       try {
         step = await rowsOf.next();
+        if (step.done) return undefined;
+        lastRow = step.value.number;
+        step.value.eachCell((cell, column) => {
+          const text = cellText(cell, cellOptions);
+          if (text !== '') cells.push({ column, text });
+        });
       } catch (err) {
         throw asWorkbookError(err, path, `sheet "${terminalSafe(chosen.name)}", after row ${lastRow}`);
       }
-      if (step.done) return undefined;
-      lastRow = step.value.number;
-      const cells: SheetRow['cells'] = [];
-      step.value.eachCell((cell, column) => {
-        const text = cellText(cell, { date1904 });
-        if (text !== '') cells.push({ column, text });
-      });
       if (cells.some((c) => c.text.trim() !== '')) return { number: step.value.number, cells }; // blank rows are skipped, as in a CSV
     }
   }
@@ -198,19 +199,19 @@ async function openReader(path: string) {
     if (e.type === 'worksheet') part = `xl/worksheets/sheet${e.id}.xml`;
   });
   const events = reader.parse();
+  const strings = new StringTable();
   let current: WorkbookReader.WorksheetReader | undefined;
   let listed: Sheet[] | undefined;
   const sheets = (): Sheet[] => (listed ??= sheetList(reader, path));
 
   return {
     sheets,
-    date1904: () => Boolean(reader.properties?.model?.date1904),
+    /** What cellText needs of the workbook (read once the first sheet has come out). */
+    cellOptions: () => ({ date1904: Boolean(reader.properties?.model?.date1904), sharedString: (i: number) => strings.get(i) }),
     bytesRead: () => input.bytesRead,
     /**
      * The shared strings or styles the workbook has but the reader has not read before the sheet:
-     * its cells would silently lose their text, or dates their format. (exceljs 4 stops seeing the
-     * zip's later entries after a parked sheet when they are stored uncompressed; or a writer put
-     * the styles after the sheets and the strings before them.)
+     * its cells would silently lose their text, or dates their format (see endOnlyWhenRead).
      */
     unread(): string[] {
       const has = (type: string) => (reader.workbookRels ?? []).some((r) => r.Type.endsWith(`/${type}`));
@@ -221,8 +222,12 @@ async function openReader(path: string) {
     },
     async next(): Promise<{ sheet?: Sheet; reader: WorkbookReader.WorksheetReader } | undefined> {
       for (let step = await events.next(); !step.done; step = await events.next()) {
-        if (step.value.eventType === 'worksheet') {
-          current = step.value.value;
+        const event = step.value;
+        if (event.eventType === undefined) {
+          if (event.index !== strings.size) throw new Error('shared strings out of order');
+          strings.add(sharedText(event.text));
+        } else if (event.eventType === 'worksheet') {
+          current = event.value;
           return { sheet: sheets().find((s) => s.part === part), reader: current };
         }
       }
@@ -245,6 +250,13 @@ async function openReader(path: string) {
       await events.return(undefined).catch(() => undefined);
     },
   };
+}
+
+// A shared string's text: rich text runs joined (their fonts are of no use here).
+function sharedText(text: WorkbookReader.SharedString['text']): string {
+  if (text === null) return '';
+  if (typeof text === 'string') return text;
+  return text.richText.map((run) => run.text ?? '').join('');
 }
 
 // exceljs 4 unzips with unzipper 0.10, whose Parse emits 'end' as soon as the whole zip has been
@@ -343,10 +355,9 @@ async function sheetsWithData(path: string, except: Sheet): Promise<Sheet[]> {
   const book = await openReader(path);
   const found: Sheet[] = [];
   try {
-    const date1904 = book.date1904();
     for (let ws = await book.next(); ws; ws = await book.next()) {
       if (!ws.sheet?.worksheet || ws.sheet.number === except.number) leave(ws.reader);
-      else if (await hasData(ws.reader, date1904)) found.push(ws.sheet);
+      else if (await hasData(ws.reader, book.cellOptions())) found.push(ws.sheet);
     }
   } catch {
     // a damaged other sheet: no suggestion
@@ -356,10 +367,10 @@ async function sheetsWithData(path: string, except: Sheet): Promise<Sheet[]> {
   return found.sort((a, b) => a.number - b.number);
 }
 
-async function hasData(sheet: WorkbookReader.WorksheetReader, date1904: boolean): Promise<boolean> {
+async function hasData(sheet: WorkbookReader.WorksheetReader, options: CellTextOptions): Promise<boolean> {
   for await (const row of sheet) {
     let any = false;
-    row.eachCell((cell) => (any ||= cellText(cell, { date1904 }).trim() !== ''));
+    row.eachCell((cell) => (any ||= cellText(cell, options).trim() !== ''));
     if (any) return true;
   }
   return false;
