@@ -12,6 +12,8 @@ export interface CellLike {
 export interface CellTextOptions {
   /** The workbook counts days from 1904 (old Mac Excel): for formula results in a date format. */
   date1904?: boolean;
+  /** The workbook's shared string at an index, for cells that refer to one (`{sharedString: n}`). */
+  sharedString?: (index: number) => string | undefined;
 }
 
 // Excel shows 15 significant digits and stores up to 17: 0.1+0.2 is stored as
@@ -35,6 +37,12 @@ function valueText(value: unknown, numFmt: string | undefined, options: CellText
   if (value instanceof Date) return dateText(value, options.date1904);
   if (typeof value !== 'object') return String(value);
   const v = value as Record<string, unknown>;
+  if (typeof v.sharedString === 'number') {
+    // A text the cell refers to by number: it must be found, a lost text must not pass for empty.
+    const text = options.sharedString?.(v.sharedString);
+    if (text === undefined) throw new Error('a cell refers to a shared string that was not read');
+    return text;
+  }
   if (Array.isArray(v.richText)) return v.richText.map((run: { text?: unknown }) => (typeof run?.text === 'string' ? run.text : '')).join('');
   if (typeof v.error === 'string') return v.error;
   if ('formula' in v || 'sharedFormula' in v || 'result' in v) {

@@ -40,7 +40,13 @@ declare module 'exceljs/lib/stream/xlsx/workbook-reader.js' {
       iterator: unknown;
       [Symbol.asyncIterator](): AsyncIterator<Row>;
     }
-    type Event = { eventType: 'worksheet'; value: WorksheetReader } | { eventType: 'shared-strings' | 'hyperlinks'; value: unknown };
+    /** With `sharedStrings: 'emit'`, each <si> of xl/sharedStrings.xml comes out of parse() as this (no eventType). */
+    interface SharedString {
+      eventType?: undefined;
+      index: number;
+      text: string | { richText: Array<{ text?: string | null }> } | null;
+    }
+    type Event = { eventType: 'worksheet'; value: WorksheetReader } | { eventType: 'shared-strings' | 'hyperlinks'; value: unknown } | SharedString;
   }
 
   class WorkbookReader extends EventEmitter {

@@ -35,7 +35,7 @@ export async function openPatientFile(path: string, options: OpenPatientFileOpti
   if (extname(path).toLowerCase() === '.xls') {
     throw fileError(path, 'old_excel', `${path} is an old Excel (.xls) workbook, which is not read; save it as .xlsx (Excel Workbook) or CSV UTF-8 and try again`);
   }
-  const { openWorkbook, fileKind } = await import('./xlsx.js');
+  const [{ openWorkbook }, { fileKind }] = await Promise.all([import('./xlsx.js'), import('./fileKind.js')]);
   if (isWorkbookPath(path)) return openWorkbook(path, { sheet: options.sheet });
   // A workbook under a text name would otherwise be read as garbled text.
   const kind = (await fileKind(path)).kind;

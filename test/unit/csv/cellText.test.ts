@@ -83,6 +83,12 @@ describe('cellText: text, formulas and the rest', () => {
     expect(cellText({ value: null })).toBe('');
     expect(cellText({ value: undefined })).toBe('');
     expect(cellText({ value: { something: 'else' } })).toBe('');
+    const strings = ['Maria', 'North Clinic'];
+    expect(cellText({ value: { sharedString: 1 } }, { sharedString: (i) => strings[i] })).toBe('North Clinic');
+    expect(cellText({ value: { sharedString: 0 } }, { sharedString: (i) => strings[i] })).toBe('Maria');
+    // A text that was not read is not an empty cell.
+    expect(() => cellText({ value: { sharedString: 2 } }, { sharedString: (i) => strings[i] })).toThrow(/shared string/);
+    expect(() => cellText({ value: { sharedString: 0 } })).toThrow(/shared string/);
   });
 
   it('formulas give their cached result, converted the same way', () => {

@@ -130,7 +130,7 @@ describe('layouts', () => {
     expect((await readAll(path, { sheet: '2' })).headers).toEqual(['Note']);
   });
 
-  it('the same rows whether exceljs reads the sheets from the zip or parks them first; absolute targets', async () => {
+  it('the same rows whatever the order of the parts in the zip; absolute relationship targets', async () => {
     const sheets = [patients, notes];
     for (const options of [{}, { stringsFirst: true }, { absoluteTargets: true }, { stringsFirst: true, absoluteTargets: true }]) {
       const f = await readAll(workbook(sheets, options), { sheet: 'notes' });
