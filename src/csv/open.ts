@@ -2,6 +2,7 @@
 // extension, read as a stream of rows of text (CsvFile). Every command that reads patients opens
 // its file here, so a workbook works wherever a CSV does.
 import { extname } from 'node:path';
+import { UsageError } from '../errors.js';
 import { terminalSafe } from '../output/safe.js';
 import { CsvFormatError, openCsv, type CsvErrorReason, type CsvFile } from './reader.js';
 
@@ -10,6 +11,14 @@ export interface OpenPatientFileOptions {
   delimiter?: string;
   /** Workbook only: the sheet's name or 1-based position (default: the first sheet). */
   sheet?: string;
+}
+
+/** --delimiter as given: one character, or "tab"; anything else is a usage error. */
+export function parseDelimiter(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const delimiter = /^(tab|\\t)$/i.test(raw) ? '\t' : raw;
+  if (delimiter.length !== 1) throw new UsageError(`--delimiter "${raw}" must be one character (or "tab").`);
+  return delimiter;
 }
 
 /** True for a path whose extension says Excel workbook (.xlsx). */

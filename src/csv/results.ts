@@ -50,6 +50,17 @@ export function resultsFormatFor(path: string, allowed: readonly ResultsFormat[]
   throw new ResultsFileError(`${flag} must end in ${list} (got "${ext || 'no extension'}")`);
 }
 
+/** resultsFormatFor for a flag the user gave: a wrong extension is a usage error (exit 2). */
+export async function checkResultsPath(path: string, allowed: readonly ResultsFormat[] = RESULTS_FORMATS, flag = '--out'): Promise<ResultsFormat> {
+  try {
+    return resultsFormatFor(path, allowed, flag);
+  } catch (err) {
+    if (!(err instanceof ResultsFileError)) throw err;
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError(err.message);
+  }
+}
+
 export interface OpenResultsOptions {
   /** Continue an existing file (CSV and NDJSON only; see openResults). */
   append?: boolean;

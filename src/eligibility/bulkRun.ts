@@ -48,13 +48,7 @@ export async function runBulkCheck(ctx: Context, o: BulkOptions): Promise<void> 
     import('../csv/joined.js'),
     import('./bulkOnly.js'),
   ]);
-  if (o.out !== undefined) {
-    try {
-      results.resultsFormatFor(o.out);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-  }
+  if (o.out !== undefined) await results.checkResultsPath(o.out);
 
   // 1. The header.
   let file;

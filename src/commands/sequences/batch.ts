@@ -102,17 +102,8 @@ export function parseDefinitionId(raw: string | undefined, flag = '--definition'
 
 // --rejects takes .csv or .xlsx, and never the input or the results file: it replaces its target.
 async function checkRejectsPath(rejects: string, file: string, out: string | undefined): Promise<void> {
-  const [{ resultsFormatFor, ResultsFileError }, { REJECTS_FORMATS }, { resolve }] = await Promise.all([
-    import('../../csv/results.js'),
-    import('../../batch/rejects.js'),
-    import('node:path'),
-  ]);
-  try {
-    resultsFormatFor(rejects, REJECTS_FORMATS, '--rejects');
-  } catch (err) {
-    if (err instanceof ResultsFileError) throw new UsageError(err.message);
-    throw err;
-  }
+  const [{ checkResultsPath }, { REJECTS_FORMATS }, { resolve }] = await Promise.all([import('../../csv/results.js'), import('../../batch/rejects.js'), import('node:path')]);
+  await checkResultsPath(rejects, REJECTS_FORMATS, '--rejects');
   if (resolve(rejects) === resolve(file)) throw new UsageError(`--rejects ${rejects} is the file being uploaded; give the rejects another name (nothing was sent).`);
   if (out !== undefined && resolve(rejects) === resolve(out)) throw new UsageError(`--rejects and --out name the same file (${rejects}); give them different names (nothing was sent).`);
 }
@@ -123,11 +114,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
   if (opts.validateOnly && opts.dryRun) throw new UsageError('--validate-only and --dry-run disagree: --dry-run sends nothing, --validate-only asks the service.');
   if (opts.resume && (opts.validateOnly || opts.dryRun)) throw new UsageError('--resume continues a create run; it cannot be combined with --validate-only or --dry-run.');
   if (opts.resendUnknown && !opts.resume) throw new UsageError('--resend-unknown goes with --resume: it sends again the rows an earlier run left unknown.');
-  let delimiter = opts.delimiter;
-  if (delimiter !== undefined) {
-    if (/^(tab|\\t)$/i.test(delimiter)) delimiter = '\t';
-    if (delimiter.length !== 1) throw new UsageError(`--delimiter "${opts.delimiter}" must be one character (or "tab").`);
-  }
+  const delimiter = (await import('../../csv/open.js')).parseDelimiter(opts.delimiter);
   const { patientFileOptionProblem } = await import('../../csv/open.js');
   const fileProblem = patientFileOptionProblem(file, { delimiter, sheet: opts.sheet });
   if (fileProblem) throw new UsageError(fileProblem);
@@ -139,15 +126,7 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
     }
     nextActivity = new Date(t).toISOString();
   }
-  if (opts.out) {
-    const { resultsFormatFor, ResultsFileError } = await import('../../csv/results.js');
-    try {
-      resultsFormatFor(opts.out);
-    } catch (err) {
-      if (err instanceof ResultsFileError) throw new UsageError(err.message);
-      throw err;
-    }
-  }
+  if (opts.out) await (await import('../../csv/results.js')).checkResultsPath(opts.out);
   if (opts.rejects) await checkRejectsPath(opts.rejects, file, opts.out);
   const definition = parseDefinitionId(opts.definition);
   if (definition === undefined && !opts.resume && !(opts.dryRun && opts.definitionFile)) {

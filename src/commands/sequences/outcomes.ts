@@ -78,20 +78,8 @@ export async function run(opts: Opts, ctx: Context): Promise<void> {
     only = parsed.results;
   }
   if (!opts.wait && (opts.timeout !== undefined || opts.interval !== undefined)) throw new UsageError('--timeout and --interval go with --wait.');
-  if (opts.out) {
-    const { resultsFormatFor, ResultsFileError } = await import('../../csv/results.js');
-    try {
-      resultsFormatFor(opts.out);
-    } catch (err) {
-      if (err instanceof ResultsFileError) throw new UsageError(err.message);
-      throw err;
-    }
-  }
-  let delimiter = opts.delimiter;
-  if (delimiter !== undefined) {
-    if (/^(tab|\\t)$/i.test(delimiter)) delimiter = '\t';
-    if (delimiter.length !== 1) throw new UsageError(`--delimiter "${opts.delimiter}" must be one character (or "tab").`);
-  }
+  if (opts.out) await (await import('../../csv/results.js')).checkResultsPath(opts.out);
+  const delimiter = (await import('../../csv/open.js')).parseDelimiter(opts.delimiter);
   const [{ parseSeconds }, { parseConcurrency }] = await Promise.all([import('../eligibility/watch.js'), import('../../util/concurrency.js')]);
   const wait = opts.wait ? { intervalSec: parseSeconds(opts.interval, '--interval', 30), timeoutSec: parseSeconds(opts.timeout, '--timeout', 3600) } : undefined;
   const { runOutcomes } = await import('../../outcomes/run.js');
