@@ -140,6 +140,26 @@ describe("the service's words, once, on the right line", () => {
     expect(results(out)[2]).toMatchObject({ status: 'invalid', messages: 'Row 3: firstName is not accepted by the service' });
   });
 
+  it.each<[Variant['batchErrors']]>([['object'], ['rowIndexErrors']])('--rejects with %s errors: the row the service named, as it was, with its words', async (shape) => {
+    server.set({ batchErrors: shape });
+    const rejects = join(tmp.dir, 'fix-me.csv');
+    const r = await runCli(['sequences', 'batch', csv(withBad), '--definition', '1', '--validate-only', '--rejects', rejects], { env: env() });
+    expect(r.code, r.stderr).toBe(3);
+    expect(readFileSync(rejects, 'utf8').trim().split('\n')).toEqual([
+      'First Name,Last Name,Phone,problem',
+      expect.stringMatching(/^Reject,Warn,\(415\) 555-0102,(firstName: )?firstName is not accepted by the service$/),
+    ]);
+  });
+
+  it('--rejects when the service names no line it can be sure of: the row is not guessed, the file says so', async () => {
+    server.set({ batchErrors: 'string' });
+    const rejects = join(tmp.dir, 'fix-me.csv');
+    const r = await runCli(['sequences', 'batch', csv(withBad), '--definition', '1', '--validate-only', '--rejects', rejects], { env: env() });
+    expect(r.code).toBe(3);
+    expect(readFileSync(rejects, 'utf8')).toBe('First Name,Last Name,Phone,problem\n');
+    expect(r.stderr).toMatch(/1 invalid row the service counted without naming is not in .*fix-me\.csv/);
+  });
+
   it('warnings of the validation pass and the create pass are counted once', async () => {
     const rows: Array<[string, string, string]> = [TWO[0]!, ['Cy', 'Warn', '(415) 555-0103']];
     const r = await create(csv(rows));
