@@ -2,7 +2,7 @@
 // (problems table, summary line, or JSON), and the errors that say how to continue.
 import type { DefinitionRecord } from '../api/definitions.js';
 import type { Context } from '../context.js';
-import { IncompleteError, UsageError } from '../errors.js';
+import { IncompleteError } from '../errors.js';
 import { lineList } from '../journal/words.js';
 import type { ProblemEntry } from '../output/problems.js';
 import { plural } from '../output/plural.js';
@@ -16,14 +16,6 @@ import { rejectedLines } from './rejects.js';
 const RESULT_COLUMNS = ['line', 'status', 'sequence_id', 'messages'] as const;
 
 export async function writeResults(o: BatchOptions, mode: Mode | 'validate', checks: Checks, st: JournalState | undefined): Promise<void> {
-  const { openResults, ResultsFileError } = await import('../csv/results.js');
-  let out;
-  try {
-    out = await openResults(o.out!, RESULT_COLUMNS);
-  } catch (err) {
-    if (err instanceof ResultsFileError) throw new UsageError(err.message);
-    throw err;
-  }
   const messages = new Map<number, string[]>();
   for (const p of checks.problems) {
     if (p.line === null) continue;
@@ -33,8 +25,7 @@ export async function writeResults(o: BatchOptions, mode: Mode | 'validate', che
     list.push(`${p.severity === 'warning' ? 'warning: ' : ''}${field}${p.message}`);
     messages.set(p.line, list);
   }
-  let complete = false;
-  try {
+  async function* records() {
     for await (const { line } of rowsOf(o)) {
       let status: string;
       let id: number | null = null;
@@ -45,15 +36,11 @@ export async function writeResults(o: BatchOptions, mode: Mode | 'validate', che
       else if (checks.unknown.has(line)) status = 'unknown';
       else if (checks.rejected.has(line)) status = 'invalid';
       else status = mode === 'create' ? 'not-sent' : mode === 'dry-run' ? 'checked' : 'valid';
-      await out.write({ line, status, sequence_id: id ?? '', messages: messages.get(line) ?? [] });
+      yield { line, status, sequence_id: id ?? '', messages: messages.get(line) ?? [] };
     }
-    complete = true;
-  } finally {
-    // Every row or none: a file that failed part-way (the input changed, the disk filled) keeps
-    // the earlier results file rather than replacing it with a partial one.
-    if (complete) await out.close();
-    else await out.abort();
   }
+  // Every row or none: a file that failed part-way keeps the earlier results file.
+  await (await import('../csv/results.js')).writeResultsFile(o.out!, RESULT_COLUMNS, records());
 }
 
 export async function report(

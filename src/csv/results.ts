@@ -96,6 +96,40 @@ export async function openResults(path: string, columns: readonly string[], opti
   return writer;
 }
 
+/**
+ * Writes a whole results file: every record or none. A bad extension is a usage error (exit 2); a
+ * failure part-way (the input changed, the disk filled) keeps the file that was there rather than
+ * replace it with a partial one. Returns how many records were written.
+ */
+export async function writeResultsFile(
+  path: string,
+  columns: readonly string[],
+  records: Iterable<Readonly<Record<string, unknown>>> | AsyncIterable<Readonly<Record<string, unknown>>>,
+  options: OpenResultsOptions = {},
+): Promise<number> {
+  let out: ResultsWriter;
+  try {
+    out = await openResults(path, columns, options);
+  } catch (err) {
+    if (!(err instanceof ResultsFileError)) throw err;
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError(err.message);
+  }
+  let written = 0;
+  let complete = false;
+  try {
+    for await (const record of records) {
+      await out.write(record);
+      written++;
+    }
+    complete = true;
+  } finally {
+    if (complete) await out.close();
+    else await out.abort();
+  }
+  return written;
+}
+
 class FileResultsWriter implements ResultsWriter {
   private pending: string[] = [];
   private pendingLength = 0;

@@ -6,7 +6,7 @@
 //   write    the records to --out and stdout, then the summary                       (records.ts, summary.ts)
 // Nothing is written when Ctrl-C stops it: the outreach goes on in the service.
 import type { Context } from '../context.js';
-import { InterruptedError, UsageError, WaitTimeoutError } from '../errors.js';
+import { InterruptedError, WaitTimeoutError } from '../errors.js';
 import { commandLine } from '../journal/words.js';
 import { plural } from '../output/plural.js';
 import type { OutcomeResult } from './classify.js';
@@ -54,7 +54,7 @@ export async function runOutcomes(o: OutcomesOptions, ctx: Context): Promise<voi
   const recs = recordsFor(input.headers);
   const kept = o.only ? rows.filter((r) => o.only!.has(resultOf(r))) : rows;
   const records = kept.map((r) => recordOf(recs, r));
-  if (o.out) await writeOut(o.out, recs.columns, records);
+  if (o.out) await (await import('../csv/results.js')).writeResultsFile(o.out, recs.columns, records);
   await printRecords(ctx, records, recs, input.people, o);
   const { printSummary } = await import('./summary.js');
   await printSummary(
@@ -101,26 +101,6 @@ async function readSequences(ctx: Context, o: OutcomesOptions, states: SequenceS
   if (reader.unreadCalls.size) await ctx.warn(`the record of ${plural(reader.unreadCalls.size, 'last call')} could not be read; ${reader.unreadCalls.size === 1 ? 'its' : 'their'} last_call columns are empty.`);
   if (reader.throttled) ctx.info(`The service asked to slow down ${plural(reader.throttled, 'time')}.`);
   return waited;
-}
-
-async function writeOut(path: string, columns: string[], records: Record<string, unknown>[]): Promise<void> {
-  const { openResults, ResultsFileError } = await import('../csv/results.js');
-  let out;
-  try {
-    out = await openResults(path, columns);
-  } catch (err) {
-    if (err instanceof ResultsFileError) throw new UsageError(err.message);
-    throw err;
-  }
-  let complete = false;
-  try {
-    for (const r of records) await out.write(r);
-    complete = true;
-  } finally {
-    // Every row or none: a failed write keeps the file that was there.
-    if (complete) await out.close();
-    else await out.abort();
-  }
 }
 
 /** stdout: -o json|ndjson|csv|tsv the records; a table on a terminal (the list of whom to call) unless --out. */
